@@ -1,0 +1,63 @@
+// The error contract of design.md section 1: every non-2xx JSON body is
+// { error: "<snake_case_code>", message: "<sentence for a person>", ...details }.
+// Domain code throws AppError; the error plugin turns it into that body.
+
+export type ErrorCode =
+  | 'invalid_request'
+  | 'login_required'
+  | 'reauth_required'
+  | 'csrf_failed'
+  | 'insufficient_scope'
+  | 'scope_not_granted'
+  | 'not_found'
+  | 'payload_too_large'
+  | 'rate_limited'
+  | 'upstream_error'
+  | 'unavailable'
+  | 'upstream_timeout'
+
+const statusOf: Record<ErrorCode, number> = {
+  invalid_request: 400,
+  login_required: 401,
+  reauth_required: 401,
+  csrf_failed: 403,
+  insufficient_scope: 403,
+  scope_not_granted: 403,
+  not_found: 404,
+  payload_too_large: 413,
+  rate_limited: 429,
+  upstream_error: 502,
+  unavailable: 503,
+  upstream_timeout: 504
+}
+
+export interface AppErrorOptions {
+  details?: Record<string, unknown>
+  /** Seconds, sent as Retry-After (429 and 503). */
+  retryAfter?: number
+  cause?: unknown
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode
+  readonly status: number
+  readonly details: Record<string, unknown>
+  readonly retryAfter: number | undefined
+
+  constructor (code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.name = 'AppError'
+    this.code = code
+    this.status = statusOf[code]
+    this.details = options.details ?? {}
+    this.retryAfter = options.retryAfter
+  }
+
+  toBody (): Record<string, unknown> {
+    return { ...this.details, error: this.code, message: this.message }
+  }
+}
+
+export function isAppError (value: unknown): value is AppError {
+  return value instanceof AppError
+}

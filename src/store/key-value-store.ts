@@ -1,0 +1,46 @@
+// One small interface over the two backends (bounded in-memory, Redis). Every store of media-bff
+// (sessions, login transactions, grants, upload registrations, locks, rate-limit counters) is
+// built on it, so the same code runs embedded and scaled out.
+//
+// Values are strings; callers serialise (and encrypt) before writing. Every write carries a TTL
+// in milliseconds: nothing lives forever, so nothing leaks.
+
+export interface KeyValueStore {
+  /** The value, or undefined when absent or expired. */
+  get: (key: string) => Promise<string | undefined>
+  /** Writes value with a TTL, replacing whatever was there. */
+  set: (key: string, value: string, ttlMs: number) => Promise<void>
+  /** Writes only when the key is absent. True when it wrote. */
+  setIfAbsent: (key: string, value: string, ttlMs: number) => Promise<boolean>
+  /** Reads and deletes atomically (single-use records such as login transactions). */
+  take: (key: string) => Promise<string | undefined>
+  delete: (key: string) => Promise<void>
+  /**
+   * Writes value only when the current value is exactly `expected` (undefined: the key must be
+   * absent). True when it wrote. Grants are written this way so an older copy never wins.
+   */
+  compareAndSet: (key: string, expected: string | undefined, value: string, ttlMs: number) => Promise<boolean>
+  /** Deletes only when the current value is exactly `expected` (lock release by its owner). */
+  deleteIfEquals: (key: string, expected: string) => Promise<boolean>
+  /** Resets the TTL only when the current value is exactly `expected` (lock lease renewal). */
+  expireIfEquals: (key: string, expected: string, ttlMs: number) => Promise<boolean>
+  /**
+   * Adds one to a counter that lives ttlMs from its first increment (fixed-window rate limits).
+   * Returns the new count and the milliseconds left in the window.
+   */
+  increment: (key: string, ttlMs: number) => Promise<{ count: number, ttlMs: number }>
+  /** Resolves when the backend answers; rejects when it is unreachable (readiness). */
+  ping: () => Promise<void>
+  close: () => Promise<void>
+}
+
+/**
+ * The store could not be reached or answered with an error. Routes map it to 503 `unavailable`
+ * and keep the session cookie: the data is still there once the store is back.
+ */
+export class StoreUnavailableError extends Error {
+  constructor (message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'StoreUnavailableError'
+  }
+}

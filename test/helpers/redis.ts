@@ -1,0 +1,52 @@
+// Starts a real redis-server on a free loopback port in a temporary directory. AOF is on so a
+// stop/start keeps the data, as in production.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { requireProgram } from './programs.js'
+import { freePort, waitForPort } from './ports.js'
+
+export interface RedisServer {
+  url: string
+  port: number
+  /** Stops the server (SIGTERM, waits for exit). Data stays in the directory. */
+  stop: () => Promise<void>
+  /** Starts it again on the same port and directory. */
+  start: () => Promise<void>
+  /** Stops it and removes its directory. */
+  destroy: () => Promise<void>
+}
+
+export async function startRedis (): Promise<RedisServer> {
+  const binary = requireProgram('redis-server')
+  const dir = await mkdtemp(join(tmpdir(), 'media-bff-redis-'))
+  const port = await freePort()
+  let child: ChildProcess | undefined
+
+  const start = async (): Promise<void> => {
+    child = spawn(binary, [
+      '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
+      '--appendonly', 'yes', '--appendfsync', 'always', '--save', '',
+      '--protected-mode', 'yes', '--loglevel', 'warning'
+    ], { stdio: ['ignore', 'ignore', 'inherit'] })
+    await waitForPort(port)
+  }
+  const stop = async (): Promise<void> => {
+    const running = child
+    child = undefined
+    if (running === undefined || running.exitCode !== null) return
+    await new Promise<void>((resolve) => {
+      running.once('exit', () => resolve())
+      running.kill('SIGTERM')
+    })
+  }
+  await start()
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    stop,
+    start,
+    destroy: async () => { await stop(); await rm(dir, { recursive: true, force: true }) }
+  }
+}
