@@ -1,0 +1,100 @@
+// The one place where failures become the contract's JSON errors (design.md section 1).
+// Routes and domain code throw; nothing here ever answers a bare 500 for bad input.
+import fp from 'fastify-plugin'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { AppError } from '../src/errors.js'
+import { StoreUnavailableError } from '../src/store/key-value-store.js'
+import { GrantEndedError, GrantMissingError, RefreshUnavailableError } from '../src/grants/grant-errors.js'
+import { UpstreamError } from '../src/media/upstream-error.js'
+import { endSignIn } from './session.js'
+
+export const LOGIN_URL = '/auth/login'
+const STORE_RETRY_AFTER_S = 5
+
+export default fp(async (app) => {
+  app.setNotFoundHandler(async (request, reply) => {
+    return await send(reply, new AppError('not_found', `There is no ${request.method} ${request.url.split('?')[0]}.`))
+  })
+
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    const appError = await toAppError(error, request, reply)
+    if (appError.status >= 500) {
+      request.log.warn({ err: { type: error.name, message: error.message, code: appError.code } }, 'request failed')
+    }
+    return await send(reply, appError)
+  })
+}, { name: 'errors', dependencies: ['session'] })
+
+async function send (reply: FastifyReply, error: AppError): Promise<FastifyReply> {
+  if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter))
+  return await reply.code(error.status).header('cache-control', 'no-store').send(error.toBody())
+}
+
+async function toAppError (error: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<AppError> {
+  if (error instanceof AppError) return error
+  if (error instanceof StoreUnavailableError) {
+    return new AppError('unavailable', 'The session store cannot be reached right now; your session is kept. Try again shortly.', { retryAfter: STORE_RETRY_AFTER_S })
+  }
+  if (error instanceof GrantMissingError) {
+    await endSignInQuietly(request, reply)
+    return new AppError('login_required', 'Please sign in.', { details: { login_url: LOGIN_URL } })
+  }
+  if (error instanceof GrantEndedError) {
+    await endSignInQuietly(request, reply)
+    return new AppError('reauth_required', 'Your sign-in with the media service has ended. Please sign in again.', { details: { login_url: LOGIN_URL } })
+  }
+  if (error instanceof RefreshUnavailableError) {
+    return new AppError('unavailable', 'The media service cannot renew your sign-in right now; your session is kept. Try again shortly.', { retryAfter: error.retryAfterSeconds })
+  }
+  if (error instanceof UpstreamError) return upstreamToAppError(error)
+  if (error.validation !== undefined) {
+    const first = error.validation[0]
+    const field = (first?.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.') ||
+      ((first?.params as { missingProperty?: string } | undefined)?.missingProperty ?? (first?.params as { requiredProperties?: string[] } | undefined)?.requiredProperties?.[0] ?? '')
+    const where = error.validationContext ?? 'request'
+    return new AppError('invalid_request', `The ${where} is not valid${field === '' ? '' : `: ${field}`} ${first?.message ?? ''}`.trim() + '.', {
+      details: { field: field === '' ? where : field, location: where }
+    })
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'The request body is too large.')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('invalid_request', 'Send the body as application/json.', { details: { field: 'content-type' } })
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('invalid_request', 'The body is not valid JSON.', { details: { field: 'body' } })
+  }
+  if (error instanceof SyntaxError || error.statusCode === 400) {
+    return new AppError('invalid_request', 'The request could not be read.', { details: { field: 'body' } })
+  }
+  if (error.statusCode === 413) return new AppError('payload_too_large', 'The request body is too large.')
+  if (error.statusCode === 415) return new AppError('invalid_request', 'Send the body as application/json.', { details: { field: 'content-type' } })
+  if (error.statusCode === 503) {
+    return new AppError('unavailable', 'media-bff is not ready to serve this request. Try again shortly.', { retryAfter: STORE_RETRY_AFTER_S })
+  }
+  // Anything else is our bug: say so plainly, without internals.
+  request.log.error({ err: error }, 'unexpected error')
+  return new AppError('unavailable', 'Something went wrong on our side; your session is kept. Try again shortly.', { retryAfter: STORE_RETRY_AFTER_S })
+}
+
+function upstreamToAppError (error: UpstreamError): AppError {
+  if (error.failure === 'timeout') {
+    return new AppError('upstream_timeout', 'The media service did not answer in time. Try again.')
+  }
+  const upstream: Record<string, unknown> = { endpoint: error.endpoint }
+  if (error.status !== undefined) upstream.status = error.status
+  Object.assign(upstream, error.fields)
+  const message = error.fields.user_message ?? error.fields.error_description ??
+    (error.failure === 'network' ? 'The media service cannot be reached.' : 'The media service failed or answered something media-bff could not read.')
+  return new AppError('upstream_error', message, { details: { upstream } })
+}
+
+async function endSignInQuietly (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  try {
+    await endSignIn(request, reply)
+  } catch {
+    // The store is failing too; the sign-in is dead either way and the next call will tell.
+  }
+}

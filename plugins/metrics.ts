@@ -1,0 +1,56 @@
+// Prometheus metrics on GET /metrics: request latency, sign-ins and callbacks by outcome, token
+// refreshes and lock waits, upload registrations and finishes, upstream latency per endpoint.
+// Each app has its own registry, so several instances (tests, benchmarks) never collide.
+import fp from 'fastify-plugin'
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+
+export interface Metrics {
+  login: (outcome: string) => void
+  callback: (outcome: string) => void
+  refresh: (outcome: string, seconds: number) => void
+  lockWait: (seconds: number) => void
+  registration: (outcome: string) => void
+  finish: (outcome: string) => void
+  upstreamCall: (endpoint: string, status: number, seconds: number) => void
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: Metrics
+  }
+}
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+export default fp(async (app) => {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry, prefix: 'media_bff_' })
+  const requests = new Histogram({ name: 'media_bff_http_request_duration_seconds', help: 'HTTP requests served, by route and status', labelNames: ['method', 'route', 'status_code'], buckets: LATENCY_BUCKETS, registers: [registry] })
+  const logins = new Counter({ name: 'media_bff_logins_total', help: 'Sign-ins started, by outcome', labelNames: ['outcome'], registers: [registry] })
+  const callbacks = new Counter({ name: 'media_bff_callbacks_total', help: 'Authorization callbacks, by outcome', labelNames: ['outcome'], registers: [registry] })
+  const refreshes = new Counter({ name: 'media_bff_token_refreshes_total', help: 'Token refreshes, by outcome (refreshed, reused, rejected, failed)', labelNames: ['outcome'], registers: [registry] })
+  const refreshSeconds = new Histogram({ name: 'media_bff_token_refresh_duration_seconds', help: 'Time to obtain a refreshed token', labelNames: ['outcome'], buckets: LATENCY_BUCKETS, registers: [registry] })
+  const lockWaits = new Histogram({ name: 'media_bff_refresh_lock_wait_seconds', help: 'Time spent waiting for another refresh of the same grant', buckets: LATENCY_BUCKETS, registers: [registry] })
+  const registrations = new Counter({ name: 'media_bff_upload_registrations_total', help: 'Upload registrations, by outcome', labelNames: ['outcome'], registers: [registry] })
+  const finishes = new Counter({ name: 'media_bff_upload_finishes_total', help: 'Upload finishes, by outcome', labelNames: ['outcome'], registers: [registry] })
+  const upstream = new Histogram({ name: 'media_bff_upstream_request_duration_seconds', help: 'Calls to the media service, by endpoint and status (0: no answer)', labelNames: ['endpoint', 'status'], buckets: LATENCY_BUCKETS, registers: [registry] })
+
+  app.decorate('metrics', {
+    login: (outcome) => logins.inc({ outcome }),
+    callback: (outcome) => callbacks.inc({ outcome }),
+    refresh: (outcome, seconds) => { refreshes.inc({ outcome }); refreshSeconds.observe({ outcome }, seconds) },
+    lockWait: (seconds) => lockWaits.observe(seconds),
+    registration: (outcome) => registrations.inc({ outcome }),
+    finish: (outcome) => finishes.inc({ outcome }),
+    upstreamCall: (endpoint, status, seconds) => upstream.observe({ endpoint, status: String(status) }, seconds)
+  } satisfies Metrics)
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched'
+    requests.observe({ method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000)
+  })
+
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    return await reply.header('content-type', registry.contentType).send(await registry.metrics())
+  })
+}, { name: 'metrics' })

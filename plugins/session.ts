@@ -1,0 +1,80 @@
+// Server-side sessions: the browser holds one opaque, signed, HttpOnly cookie; everything else
+// lives in the store. Idle and absolute timeouts are enforced here, server-side.
+import fp from 'fastify-plugin'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import fastifyCookie from '@fastify/cookie'
+import fastifySession from '@fastify/session'
+import { createSessionStore } from '../src/store/session-store.js'
+
+export interface SessionUser {
+  id: string | undefined
+  name: string | undefined
+  email: string | undefined
+}
+
+declare module 'fastify' {
+  interface Session {
+    grantId?: string
+    tenant?: string
+    user?: SessionUser
+    /** Scopes the account is entitled to, from user/info (undefined when it did not say). */
+    entitlements?: string[]
+    /** Scopes asked for in a re-authorization and not granted: no further redirect for them. */
+    deniedScopes?: string[]
+    /** Owner key of this sign-in's upload registrations; kept across re-authorization. */
+    uploadOwner?: string
+    authenticatedAt?: number
+    lastSeen?: number
+  }
+}
+
+/** lastSeen is written at most this often, so a busy session is not re-saved on every call. */
+const TOUCH_INTERVAL_MS = 60_000
+
+export default fp(async (app) => {
+  const { session: settings } = app.config
+  await app.register(fastifyCookie)
+  await app.register(fastifySession, {
+    secret: settings.secrets,
+    cookieName: settings.cookieName,
+    saveUninitialized: false,
+    // Saved when modified; the touch below keeps the store TTL rolling without a write per call.
+    rolling: false,
+    cookie: {
+      httpOnly: true,
+      secure: settings.secureCookie,
+      sameSite: 'lax',
+      path: '/'
+      // No maxAge: a browser-session cookie; the server decides when the session ends.
+    },
+    store: createSessionStore(app.kv, {
+      ttlMs: (session: { authenticatedAt?: number }) => {
+        const absoluteLeft = settings.absoluteTimeoutMs - (Date.now() - (session.authenticatedAt ?? Date.now()))
+        return Math.max(1000, Math.min(settings.idleTimeoutMs, absoluteLeft))
+      }
+    })
+  })
+
+  app.addHook('preHandler', async (request, reply) => {
+    const session = request.session
+    if (session?.authenticatedAt === undefined) return
+    const now = Date.now()
+    const idle = now - (session.lastSeen ?? session.authenticatedAt)
+    if (now - session.authenticatedAt > settings.absoluteTimeoutMs || idle > settings.idleTimeoutMs) {
+      await endSignIn(request, reply)
+      return
+    }
+    if (idle > TOUCH_INTERVAL_MS) session.lastSeen = now
+  })
+}, { name: 'session', dependencies: ['config', 'stores'] })
+
+/** Ends the sign-in held by this request's session: grant deleted, session destroyed, cookie cleared. */
+export async function endSignIn (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const { session } = request
+  if (session === undefined || session === null) return
+  const grantId = session.grantId
+  if (grantId !== undefined) await request.server.grants.delete(grantId)
+  await session.destroy()
+  const { cookieName, secureCookie } = request.server.config.session
+  reply.clearCookie(cookieName, { path: '/', httpOnly: true, secure: secureCookie, sameSite: 'lax' })
+}

@@ -1,0 +1,183 @@
+// Sign-in, callback, session state and sign-out (design.md section 1). Thin: validate, call the
+// domain, put the result in the session.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@fastify/type-provider-typebox'
+import { AppError } from '../src/errors.js'
+import { isSafeReturnPath } from '../src/oauth/return-to.js'
+import { KNOWN_SCOPES, parseScopes, unionScopes } from '../src/oauth/scopes.js'
+import { newBrowserBinding } from '../src/oauth/login-transactions.js'
+import { completeSignIn, startSignIn } from '../src/oauth/sign-in.js'
+import { classifyTokenError } from '../src/oauth/token-errors.js'
+import { authErrorPage } from '../src/pages/auth-error-page.js'
+import { endSignIn } from '../plugins/session.js'
+import { LOGIN_URL } from '../plugins/errors.js'
+import { ErrorBody } from './schemas.js'
+
+const BINDING_PATTERN = /^[A-Za-z0-9_-]{43}$/
+const BINDING_MAX_AGE_S = 600
+
+const LoginQuery = Type.Object({
+  return_to: Type.Optional(Type.String({ maxLength: 2048 })),
+  scope: Type.Optional(Type.String({ maxLength: 256 })),
+  tenant: Type.Optional(Type.String({ maxLength: 64 }))
+})
+
+const CallbackQuery = Type.Object({
+  code: Type.Optional(Type.String({ maxLength: 4096 })),
+  state: Type.Optional(Type.String({ maxLength: 512 })),
+  error: Type.Optional(Type.String({ maxLength: 256 })),
+  error_description: Type.Optional(Type.String({ maxLength: 2048 })),
+  message: Type.Optional(Type.String({ maxLength: 2048 })),
+  iss: Type.Optional(Type.String({ maxLength: 2048 }))
+})
+
+const SessionState = Type.Object({
+  authenticated: Type.Boolean(),
+  login_url: Type.Optional(Type.String()),
+  user: Type.Optional(Type.Object({
+    id: Type.Union([Type.String(), Type.Null()]),
+    name: Type.Union([Type.String(), Type.Null()]),
+    email: Type.Union([Type.String(), Type.Null()])
+  })),
+  tenant: Type.Optional(Type.String()),
+  scopes: Type.Optional(Type.Array(Type.String())),
+  expires_at: Type.Optional(Type.String({ format: 'date-time' })),
+  reauth_required: Type.Optional(Type.Boolean())
+})
+
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const { config } = app
+  const bindingCookie = `${config.session.cookieName}-login`
+  const cookieOptions = { httpOnly: true, secure: config.session.secureCookie, sameSite: 'lax' as const, path: '/' }
+
+  app.get('/auth/login', {
+    schema: { tags: ['auth'], summary: 'Start a sign-in (browser navigation)', querystring: LoginQuery, response: { 400: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
+    onRequest: app.rateLimitLogin
+  }, async (request, reply) => {
+    const { query, session } = request
+    const returnTo = query.return_to ?? '/'
+    if (!isSafeReturnPath(returnTo)) {
+      throw new AppError('invalid_request', 'return_to must be a path on this site, such as /uploads.', { details: { field: 'return_to' } })
+    }
+    const addedScopes = parseScopes(query.scope)
+    const unknown = addedScopes.filter((scope) => !KNOWN_SCOPES.includes(scope))
+    if (unknown.length > 0) {
+      throw new AppError('invalid_request', `Unknown scope ${unknown.join(', ')}.`, { details: { field: 'scope', known_scopes: KNOWN_SCOPES } })
+    }
+    const tenant = query.tenant ?? session.tenant ?? config.defaultTenant
+    if (!config.tenants.has(tenant)) {
+      throw new AppError('invalid_request', `Unknown tenant ${tenant}.`, { details: { field: 'tenant' } })
+    }
+    // Re-authorization keeps what the session already has on the same tenant.
+    let grantedScopes: string[] = []
+    if (session.grantId !== undefined && session.tenant === tenant) {
+      grantedScopes = (await app.grants.read(session.grantId))?.grant.scopes ?? []
+    }
+    const existing = request.cookies[bindingCookie]
+    const browserBinding = existing !== undefined && BINDING_PATTERN.test(existing) ? existing : newBrowserBinding()
+    const authorizationUrl = await startSignIn(config, app.authorizationServers, app.loginTransactions, {
+      tenant, returnTo, grantedScopes, addedScopes, browserBinding
+    })
+    app.metrics.login('redirected')
+    reply.setCookie(bindingCookie, browserBinding, { ...cookieOptions, maxAge: BINDING_MAX_AGE_S })
+    return await reply.header('cache-control', 'no-store').redirect(authorizationUrl, 302)
+  })
+
+  app.get('/auth/callback', {
+    schema: { tags: ['auth'], summary: 'The redirect URI (browser navigation)', querystring: CallbackQuery },
+    onRequest: app.rateLimitLogin
+  }, async (request, reply) => {
+    const { query } = request
+    const failPage = async (code: string, outcome: string): Promise<never> => {
+      app.metrics.callback(outcome)
+      return await reply.code(400).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(authErrorPage(code, LOGIN_URL)) as never
+    }
+    if (query.state === undefined) return await failPage('invalid_state', 'invalid_state')
+    const transaction = await app.loginTransactions.consume(query.state, request.cookies[bindingCookie])
+    if (transaction === 'unknown') return await failPage('invalid_state', 'invalid_state')
+    if (transaction === 'foreign_browser') return await failPage('login_csrf', 'login_csrf')
+
+    const backWithError = async (code: string, outcome: string): Promise<never> => {
+      app.metrics.callback(outcome)
+      return await reply.header('cache-control', 'no-store').redirect(withAuthError(transaction.returnTo, code), 302) as never
+    }
+    if (query.error !== undefined) return await backWithError(/^[a-z_]{1,64}$/.test(query.error) ? query.error : 'server_error', 'error')
+    if (query.code === undefined) return await backWithError('invalid_request', 'error')
+
+    let completed
+    try {
+      completed = await completeSignIn({
+        config,
+        servers: app.authorizationServers,
+        grants: app.grants,
+        media: app.media,
+        onUserInfoFailure: (error) => request.log.warn({ err: { type: (error as Error).name, message: (error as Error).message } }, 'user/info failed during sign-in')
+      }, transaction, query.state, new URLSearchParams(request.query as Record<string, string>))
+    } catch (error) {
+      const failure = classifyTokenError(error)
+      request.log.warn({ err: { type: (error as Error).name, message: (error as Error).message } }, 'code exchange failed')
+      return await backWithError(failure.kind === 'transient' ? 'unavailable' : 'token_exchange_failed', 'exchange_failed')
+    }
+
+    // Remember what must survive a re-authorization, then rotate the session id (no fixation).
+    const previous = request.session
+    const sameUser = previous.user?.id !== undefined && previous.user.id === completed.user.userId && previous.tenant === transaction.tenant
+    const carriedDenials = sameUser && transaction.addedScopes.length > 0 ? previous.deniedScopes ?? [] : []
+    const uploadOwner = sameUser ? previous.uploadOwner : undefined
+    const oldGrant = previous.grantId
+    await request.session.regenerate()
+    if (oldGrant !== undefined) await app.grants.delete(oldGrant)
+
+    const now = Date.now()
+    const session = request.session
+    session.grantId = completed.grant.id
+    session.tenant = transaction.tenant
+    session.user = { id: completed.user.userId, name: completed.user.name, email: completed.user.email }
+    session.entitlements = completed.user.scopes
+    session.deniedScopes = unionScopes(carriedDenials, completed.deniedScopes).filter((scope) => !completed.grant.scopes.includes(scope))
+    session.uploadOwner = uploadOwner ?? completed.grant.id
+    session.authenticatedAt = now
+    session.lastSeen = now
+    app.metrics.callback('signed_in')
+    return await reply.header('cache-control', 'no-store').redirect(transaction.returnTo, 302)
+  })
+
+  app.get('/auth/session', {
+    schema: { tags: ['auth'], summary: 'Who is signed in, with which scopes', response: { 200: SessionState, 503: ErrorBody } }
+  }, async (request, reply) => {
+    reply.header('cache-control', 'no-store')
+    const { session } = request
+    if (session.grantId === undefined) return { authenticated: false, login_url: LOGIN_URL }
+    const stored = await app.grants.read(session.grantId)
+    if (stored === undefined) {
+      await endSignIn(request, reply)
+      return { authenticated: false, login_url: LOGIN_URL }
+    }
+    const { grant } = stored
+    const authenticatedAt = session.authenticatedAt ?? Date.now()
+    const expiresAt = Math.min(authenticatedAt + config.session.absoluteTimeoutMs, (session.lastSeen ?? authenticatedAt) + config.session.idleTimeoutMs)
+    return {
+      authenticated: true,
+      user: { id: session.user?.id ?? null, name: session.user?.name ?? null, email: session.user?.email ?? null },
+      tenant: grant.tenant,
+      scopes: grant.scopes,
+      expires_at: new Date(expiresAt).toISOString(),
+      reauth_required: grant.refreshToken === undefined && grant.expiresAt <= Date.now()
+    }
+  })
+
+  app.post('/auth/logout', {
+    schema: { tags: ['auth'], summary: 'Sign out: the session and its grant are destroyed', response: { 200: Type.Object({ logged_out: Type.Literal(true) }), 403: ErrorBody, 503: ErrorBody } }
+  }, async (request, reply) => {
+    await endSignIn(request, reply)
+    return { logged_out: true as const }
+  })
+}
+
+export default routes
+
+function withAuthError (returnTo: string, code: string): string {
+  const url = new URL(returnTo, 'https://return-to.invalid')
+  url.searchParams.set('auth_error', code)
+  return `${url.pathname}${url.search}${url.hash}`
+}

@@ -1,0 +1,109 @@
+// Direct upload: register with the media service for the browser, and finish afterwards.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@fastify/type-provider-typebox'
+import { AppError } from '../src/errors.js'
+import { UpstreamError } from '../src/media/upstream-error.js'
+import { checkUploadUrl, registrationFields } from '../src/uploads/upload-policy.js'
+import { ULID_PATTERN } from '../src/uploads/registrations.js'
+import { ErrorBody } from './schemas.js'
+
+const MAX_BYTES = Number.MAX_SAFE_INTEGER
+
+const RegisterBody = Type.Object({
+  folder_id: Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'Target folder; 0 is the home folder' }),
+  title: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  options: Type.Optional(Type.Object({
+    max_filesize: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_BYTES })),
+    max_files: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+    max_size: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_BYTES })),
+    file_extensions: Type.Optional(Type.Union([
+      Type.Array(Type.String({ pattern: '^\\.?[A-Za-z0-9]{1,16}$' }), { maxItems: 50 }),
+      Type.String({ pattern: '^\\.?[A-Za-z0-9]{1,16}(,\\s*\\.?[A-Za-z0-9]{1,16}){0,49}$' })
+    ])),
+    no_transcode: Type.Optional(Type.Boolean()),
+    autofinish: Type.Optional(Type.Boolean())
+  }, { additionalProperties: false }))
+}, { additionalProperties: false })
+
+const Registration = Type.Object({
+  ulid: Type.String(),
+  expires: Type.Number(),
+  expires_in: Type.Number(),
+  url_upload_direct: Type.String(),
+  api: Type.Object({
+    rel: Type.Optional(Type.String()),
+    upload: Type.Optional(Type.String()),
+    finish: Type.String()
+  }),
+  finish_url: Type.String()
+})
+
+const FinishParams = Type.Object({ ulid: Type.String({ pattern: '^[0-9A-Za-z]{1,64}$' }) })
+
+const FinishResult = Type.Object({
+  status: Type.String(),
+  files: Type.Array(Type.Object({
+    file_id: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
+    folder_id: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
+    title: Type.Optional(Type.String()),
+    filename: Type.Optional(Type.String()),
+    size: Type.Optional(Type.Number()),
+    urls: Type.Optional(Type.Object({ file: Type.Optional(Type.String()) }))
+  }))
+})
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody, 502: ErrorBody, 503: ErrorBody, 504: ErrorBody }
+
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const { config } = app
+
+  app.post('/uploads/register', {
+    schema: { tags: ['uploads'], summary: 'Register an upload; the browser then posts files to url_upload_direct', body: RegisterBody, response: { 200: Registration, ...errors } },
+    preHandler: [app.rateLimitRegister, app.requireScopes('upload')]
+  }, async (request) => {
+    const { folder_id: folderId, title, options } = request.body
+    const fields = registrationFields(config.upload, folderId, title, options)
+    const registration = await app.withAccessToken(request, async (token, grant) => {
+      const tenant = config.tenants.get(grant.tenant)
+      if (tenant === undefined) throw new AppError('login_required', 'Please sign in.', { details: { login_url: '/auth/login' } })
+      const record = await app.media.registerUpload(tenant.apiUrl, token, fields)
+      const verdict = checkUploadUrl(record.url_upload_direct, tenant.apiUrl, config.upload.allowedHosts)
+      if (!verdict.ok) throw new UpstreamError('malformed', 'upload_id', verdict.reason, 200, { error: 'forbidden_upload_host', error_description: `The media service returned an upload address media-bff may not hand out: ${verdict.reason}.` })
+      return { record, tenant: tenant.name }
+    }).catch((error: unknown) => {
+      app.metrics.registration('failed')
+      throw error
+    })
+    const { record } = registration
+    const expiresAt = Number.isFinite(record.expires_in) ? Date.now() + record.expires_in * 1000 : record.expires * 1000
+    await app.registrations.remember(ownerOf(request.session), { ulid: record.ulid, finishUrl: record.api.finish, tenant: registration.tenant, expiresAt })
+    app.metrics.registration('registered')
+    return { ...record, finish_url: `/uploads/${record.ulid}/finish` }
+  })
+
+  app.post('/uploads/:ulid/finish', {
+    schema: { tags: ['uploads'], summary: 'Finish an upload this session registered', params: FinishParams, response: { 200: FinishResult, ...errors } },
+    preHandler: [app.requireScopes('upload')]
+  }, async (request) => {
+    const { ulid } = request.params
+    const remembered = ULID_PATTERN.test(ulid) ? await app.registrations.find(ownerOf(request.session), ulid) : undefined
+    if (remembered === undefined) {
+      throw new AppError('not_found', 'This upload was not registered by your session, or it has expired.')
+    }
+    const result = await app.withAccessToken(request, async (token) => await app.media.finishUpload(remembered.finishUrl, token))
+      .catch((error: unknown) => {
+        app.metrics.finish('failed')
+        throw error
+      })
+    app.metrics.finish('finished')
+    return result as { status: string, files: Array<Record<string, never>> }
+  })
+}
+
+export default routes
+
+function ownerOf (session: { uploadOwner?: string, grantId?: string }): string {
+  const owner = session.uploadOwner ?? session.grantId
+  if (owner === undefined) throw new AppError('login_required', 'Please sign in.', { details: { login_url: '/auth/login' } })
+  return owner
+}

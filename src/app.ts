@@ -1,0 +1,50 @@
+// The application as a plugin: every concern registered in order, nothing started. server.ts
+// (production) and dev.ts (the local demo) start it; tests build it with buildApp.
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Config } from './config.js'
+import { serverOptions } from './server-options.js'
+import configPlugin from '../plugins/config.js'
+import metricsPlugin from '../plugins/metrics.js'
+import docsPlugin from '../plugins/docs.js'
+import securityHeadersPlugin from '../plugins/security-headers.js'
+import storesPlugin from '../plugins/stores.js'
+import sessionPlugin from '../plugins/session.js'
+import csrfPlugin from '../plugins/csrf.js'
+import errorsPlugin from '../plugins/errors.js'
+import mediaPlugin from '../plugins/media.js'
+import grantsPlugin from '../plugins/grants.js'
+import rateLimitPlugin from '../plugins/rate-limit.js'
+import demoSitePlugin from '../plugins/demo-site.js'
+import healthRoutes from '../routes/health.js'
+import authRoutes from '../routes/auth.js'
+import uploadRoutes from '../routes/uploads.js'
+
+export interface AppOptions {
+  config: Config
+}
+
+export async function app (fastify: FastifyInstance, { config }: AppOptions): Promise<void> {
+  await fastify.register(configPlugin, { config })
+  await fastify.register(metricsPlugin)
+  await fastify.register(docsPlugin)
+  await fastify.register(securityHeadersPlugin)
+  await fastify.register(storesPlugin)
+  await fastify.register(sessionPlugin)
+  await fastify.register(errorsPlugin)
+  await fastify.register(csrfPlugin)
+  await fastify.register(mediaPlugin)
+  await fastify.register(grantsPlugin)
+  await fastify.register(rateLimitPlugin)
+  await fastify.register(healthRoutes)
+  await fastify.register(authRoutes)
+  await fastify.register(uploadRoutes)
+  if (config.demoSite) await fastify.register(demoSitePlugin)
+}
+
+/** A ready-to-listen instance: Fastify created with the options the config demands, app registered. */
+export async function buildApp (config: Config, logger?: FastifyServerOptions['logger'] | false): Promise<FastifyInstance> {
+  const fastify = Fastify(serverOptions(config, logger)).withTypeProvider<TypeBoxTypeProvider>()
+  await fastify.register(app, { config })
+  return fastify
+}

@@ -1,0 +1,96 @@
+// Small typed readers for environment variables. Each reader records a problem naming the
+// variable instead of throwing, so one start-up run reports every bad variable at once.
+
+export type Env = Record<string, string | undefined>
+
+export class EnvReader {
+  readonly problems: string[] = []
+  constructor (private readonly env: Env) {}
+
+  /** The trimmed value, or undefined when unset or blank. */
+  raw (name: string): string | undefined {
+    const value = this.env[name]?.trim()
+    return value === undefined || value === '' ? undefined : value
+  }
+
+  problem (name: string, message: string): void {
+    this.problems.push(`${name}: ${message}`)
+  }
+
+  required (name: string, hint: string): string {
+    const value = this.raw(name)
+    if (value === undefined) {
+      this.problem(name, `is required (${hint})`)
+      return ''
+    }
+    return value
+  }
+
+  string (name: string, fallback: string): string {
+    return this.raw(name) ?? fallback
+  }
+
+  list (name: string, fallback: string[] = []): string[] {
+    const value = this.raw(name)
+    if (value === undefined) return fallback
+    return value.split(',').map((item) => item.trim()).filter((item) => item !== '')
+  }
+
+  integer (name: string, fallback: number, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}): number {
+    const value = this.raw(name)
+    if (value === undefined) return fallback
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      this.problem(name, `must be a whole number from ${min} to ${max}, got "${value}"`)
+      return fallback
+    }
+    return Number(value)
+  }
+
+  optionalInteger (name: string, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}): number | undefined {
+    if (this.raw(name) === undefined) return undefined
+    return this.integer(name, 0, { min, max })
+  }
+
+  boolean (name: string, fallback: boolean): boolean {
+    const value = this.raw(name)?.toLowerCase()
+    if (value === undefined) return fallback
+    if (['1', 'true', 'on', 'yes'].includes(value)) return true
+    if (['0', 'false', 'off', 'no'].includes(value)) return false
+    this.problem(name, `must be on or off, got "${value}"`)
+    return fallback
+  }
+
+  /** A duration: seconds, or a number with a unit (s, m, h, d). Returns milliseconds. */
+  duration (name: string, fallbackMs: number): number {
+    const value = this.raw(name)
+    if (value === undefined) return fallbackMs
+    const match = /^(\d+)\s*(s|m|h|d)?$/.exec(value)
+    if (match === null || Number(match[1]) === 0) {
+      this.problem(name, `must be a positive duration such as 900, 30m, 8h or 7d, got "${value}"`)
+      return fallbackMs
+    }
+    const unitMs = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 's' | 'm' | 'h' | 'd' ?? 's']
+    return Number(match[1]) * unitMs
+  }
+
+  /** An absolute http(s) URL without query or fragment, returned without a trailing slash. */
+  url (name: string, value: string | undefined): string | undefined {
+    if (value === undefined) return undefined
+    let url: URL
+    try {
+      url = new URL(value)
+    } catch {
+      this.problem(name, `must be an absolute URL, got "${value}"`)
+      return undefined
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      this.problem(name, `must be an http or https URL, got "${value}"`)
+      return undefined
+    }
+    if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+      this.problem(name, 'must not carry a query, fragment or credentials')
+      return undefined
+    }
+    return url.href.replace(/\/+$/, '')
+  }
+}

@@ -1,0 +1,67 @@
+// Grants: the tokens of one sign-in, kept apart from the session blob. Each record is versioned,
+// sealed with the token cipher (bound to its id) and written with compare-and-set, so a slow
+// request can never write back older tokens, whatever happens to the session around it.
+import { randomBytes } from 'node:crypto'
+import type { KeyValueStore } from '../store/key-value-store.js'
+import type { TokenCipher } from '../store/token-cipher.js'
+
+export interface Grant {
+  id: string
+  version: number
+  tenant: string
+  userId: string | undefined
+  accessToken: string
+  refreshToken: string | undefined
+  /** Epoch milliseconds when the access token expires. */
+  expiresAt: number
+  /** Scopes the authorization server granted. */
+  scopes: string[]
+  createdAt: number
+  refreshedAt: number | undefined
+}
+
+export type NewGrant = Omit<Grant, 'id' | 'version' | 'createdAt' | 'refreshedAt'>
+
+/** A grant as read, with the exact stored value that compare-and-set must match. */
+export interface StoredGrant {
+  grant: Grant
+  stored: string
+}
+
+export function createGrantStore (store: KeyValueStore, cipher: TokenCipher, { ttlMs }: { ttlMs: number }) {
+  const key = (id: string): string => `grant:${id}`
+  const seal = (grant: Grant): string => cipher.encrypt(JSON.stringify(grant), key(grant.id))
+
+  return {
+    async create (fields: NewGrant): Promise<Grant> {
+      const grant: Grant = { ...fields, id: randomBytes(18).toString('base64url'), version: 1, createdAt: Date.now(), refreshedAt: undefined }
+      await store.set(key(grant.id), seal(grant), ttlMs)
+      return grant
+    },
+
+    async read (id: string): Promise<StoredGrant | undefined> {
+      const stored = await store.get(key(id))
+      if (stored === undefined) return undefined
+      try {
+        return { grant: JSON.parse(cipher.decrypt(stored, key(id))) as Grant, stored }
+      } catch {
+        // Unreadable (tampered, or sealed with a key no longer configured): as good as absent.
+        return undefined
+      }
+    },
+
+    /** Writes `next` (version + 1) only if the record is still exactly `previous`. */
+    async replace (previous: StoredGrant, changes: Partial<Omit<Grant, 'id' | 'version'>>): Promise<StoredGrant | undefined> {
+      const grant: Grant = { ...previous.grant, ...changes, id: previous.grant.id, version: previous.grant.version + 1 }
+      const stored = seal(grant)
+      const written = await store.compareAndSet(key(grant.id), previous.stored, stored, ttlMs)
+      return written ? { grant, stored } : undefined
+    },
+
+    async delete (id: string): Promise<void> {
+      await store.delete(key(id))
+    }
+  }
+}
+
+export type GrantStore = ReturnType<typeof createGrantStore>

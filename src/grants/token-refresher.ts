@@ -1,0 +1,115 @@
+// Access tokens for a grant, refreshed ahead of expiry with exactly one refresh per grant at a
+// time: in this process by sharing one promise (single-flight), across processes by a lease
+// lock in the shared store. Whoever gets the lock re-reads the grant first and skips the refresh
+// when another process already did it; everyone else reuses the winner's tokens.
+import type { GrantStore, StoredGrant } from './grant-store.js'
+import { GrantEndedError, GrantMissingError, RefreshUnavailableError } from './grant-errors.js'
+import { withLeaseLock, LockTimeoutError } from './lease-lock.js'
+import type { KeyValueStore } from '../store/key-value-store.js'
+import type { TokenSet } from '../oauth/authorization-server.js'
+import { classifyTokenError } from '../oauth/token-errors.js'
+
+export type RefreshOutcome = 'refreshed' | 'reused' | 'rejected' | 'failed'
+
+export interface TokenRefresherOptions {
+  grants: GrantStore
+  store: KeyValueStore
+  /** Calls the tenant's token endpoint. */
+  refresh: (tenant: string, refreshToken: string) => Promise<TokenSet>
+  /** Refresh this long before the access token expires. */
+  skewMs: number
+  /** Lease of the cross-process lock; renewed while a refresh is in flight. */
+  lockLeaseMs?: number
+  lockWaitMs?: number
+  onRefresh?: (outcome: RefreshOutcome, seconds: number) => void
+  onLockWait?: (seconds: number) => void
+}
+
+export interface AccessTokenRequest {
+  /** The upstream refused this token (401): refresh unless someone already replaced it. */
+  rejectedToken?: string
+}
+
+export function createTokenRefresher (options: TokenRefresherOptions) {
+  const { grants, store, skewMs } = options
+  const inFlight = new Map<string, Promise<StoredGrant>>()
+
+  const isFresh = (current: StoredGrant, request: AccessTokenRequest): boolean => {
+    if (request.rejectedToken !== undefined) return current.grant.accessToken !== request.rejectedToken
+    return current.grant.expiresAt - skewMs > Date.now()
+  }
+
+  async function refreshUnderLock (grantId: string, request: AccessTokenRequest): Promise<StoredGrant> {
+    const started = performance.now()
+    try {
+      return await withLeaseLock(store, `lock:grant:${grantId}`, async () => {
+        // Another process may have refreshed while we waited for the lock.
+        const current = await grants.read(grantId)
+        if (current === undefined) throw new GrantMissingError()
+        if (isFresh(current, request)) {
+          options.onRefresh?.('reused', (performance.now() - started) / 1000)
+          return current
+        }
+        return await redeem(current, started)
+      }, {
+        ...(options.lockLeaseMs === undefined ? {} : { leaseMs: options.lockLeaseMs }),
+        ...(options.lockWaitMs === undefined ? {} : { waitMs: options.lockWaitMs }),
+        onWait: (ms: number) => options.onLockWait?.(ms / 1000)
+      })
+    } catch (error) {
+      if (error instanceof LockTimeoutError) throw new RefreshUnavailableError('another refresh of this grant is still running', 2)
+      throw error
+    }
+  }
+
+  async function redeem (current: StoredGrant, started: number): Promise<StoredGrant> {
+    const { grant } = current
+    if (grant.refreshToken === undefined) {
+      await grants.delete(grant.id)
+      throw new GrantEndedError('no refresh token')
+    }
+    let tokens: TokenSet
+    try {
+      tokens = await options.refresh(grant.tenant, grant.refreshToken)
+    } catch (error) {
+      const failure = classifyTokenError(error)
+      if (failure.kind === 'rejected') {
+        options.onRefresh?.('rejected', (performance.now() - started) / 1000)
+        await grants.delete(grant.id)
+        throw new GrantEndedError(failure.error)
+      }
+      options.onRefresh?.('failed', (performance.now() - started) / 1000)
+      throw new RefreshUnavailableError(failure.reason, failure.retryAfterSeconds)
+    }
+    const next = await grants.replace(current, {
+      accessToken: tokens.accessToken,
+      // The service may rotate refresh tokens; keep the old one only when it sent none.
+      refreshToken: tokens.refreshToken ?? grant.refreshToken,
+      expiresAt: tokens.expiresAt,
+      scopes: tokens.grantedScopes ?? grant.scopes,
+      refreshedAt: Date.now()
+    })
+    if (next === undefined) {
+      // Under the lock only logout (delete) can change the record: the session is gone.
+      throw new GrantMissingError()
+    }
+    options.onRefresh?.('refreshed', (performance.now() - started) / 1000)
+    return next
+  }
+
+  return {
+    /** A grant whose access token is usable now, refreshing it first when needed. */
+    async accessToken (grantId: string, request: AccessTokenRequest = {}): Promise<StoredGrant> {
+      const current = await grants.read(grantId)
+      if (current === undefined) throw new GrantMissingError()
+      if (isFresh(current, request)) return current
+      const pending = inFlight.get(grantId)
+      if (pending !== undefined) return await pending
+      const flight = refreshUnderLock(grantId, request).finally(() => inFlight.delete(grantId))
+      inFlight.set(grantId, flight)
+      return await flight
+    }
+  }
+}
+
+export type TokenRefresher = ReturnType<typeof createTokenRefresher>

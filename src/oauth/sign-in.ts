@@ -1,0 +1,90 @@
+// The two halves of the authorization-code flow, free of HTTP framework code: starting a sign-in
+// (transaction + authorization URL) and completing it (code exchange, user/info, new grant).
+import type { Config } from '../config.js'
+import type { AuthorizationServers } from './authorization-server.js'
+import { buildAuthorizationUrl, codeChallengeOf, exchangeCode, newCodeVerifier, newState } from './authorization-server.js'
+import type { LoginTransaction, LoginTransactions } from './login-transactions.js'
+import { hashBinding } from './login-transactions.js'
+import { unionScopes } from './scopes.js'
+import type { Grant, GrantStore } from '../grants/grant-store.js'
+import type { MediaClient, UserInfo } from '../media/media-client.js'
+
+export interface StartSignIn {
+  tenant: string
+  returnTo: string
+  /** Scopes the session already holds (kept on re-authorization). */
+  grantedScopes: string[]
+  /** Scopes the caller adds (`scope=` on /auth/login). */
+  addedScopes: string[]
+  browserBinding: string
+}
+
+export async function startSignIn (config: Config, servers: AuthorizationServers, transactions: LoginTransactions, request: StartSignIn): Promise<string> {
+  const server = servers.get(request.tenant)
+  if (server === undefined) throw new Error(`unknown tenant ${request.tenant}`)
+  const scopes = unionScopes(config.oauth.scopes, request.grantedScopes, request.addedScopes)
+  const state = newState()
+  const codeVerifier = newCodeVerifier()
+  const transaction: LoginTransaction = {
+    tenant: request.tenant,
+    codeVerifier,
+    returnTo: request.returnTo,
+    scopes,
+    addedScopes: request.addedScopes.filter((scope) => !request.grantedScopes.includes(scope)),
+    browserBinding: hashBinding(request.browserBinding),
+    createdAt: Date.now()
+  }
+  await transactions.save(state, transaction)
+  return buildAuthorizationUrl(server, {
+    redirectUri: config.oauth.redirectUri,
+    scopes,
+    state,
+    codeChallenge: await codeChallengeOf(codeVerifier)
+  })
+}
+
+export interface CompletedSignIn {
+  grant: Grant
+  user: UserInfo
+  /** Scopes this re-authorization asked to add and did not get. */
+  deniedScopes: string[]
+}
+
+export interface SignInParts {
+  config: Config
+  servers: AuthorizationServers
+  grants: GrantStore
+  media: MediaClient
+  /** Called when user/info cannot be read; sign-in goes on without the profile. */
+  onUserInfoFailure?: (error: unknown) => void
+}
+
+export async function completeSignIn (parts: SignInParts, transaction: LoginTransaction, state: string, query: URLSearchParams): Promise<CompletedSignIn> {
+  const { config, servers, grants, media } = parts
+  const server = servers.get(transaction.tenant)
+  const tenant = config.tenants.get(transaction.tenant)
+  if (server === undefined || tenant === undefined) throw new Error(`unknown tenant ${transaction.tenant}`)
+  const tokens = await exchangeCode(server, {
+    redirectUri: config.oauth.redirectUri,
+    query,
+    codeVerifier: transaction.codeVerifier,
+    expectedState: state
+  })
+  // Granted scopes come from the token response, else the request (design.md section 3).
+  const scopes = tokens.grantedScopes ?? transaction.scopes
+  let user: UserInfo = { userId: tokens.userId, name: undefined, email: undefined, scopes: undefined }
+  try {
+    user = await media.getUserInfo(tenant.apiUrl, tokens.accessToken)
+  } catch (error) {
+    parts.onUserInfoFailure?.(error)
+  }
+  const grant = await grants.create({
+    tenant: transaction.tenant,
+    userId: user.userId ?? tokens.userId,
+    accessToken: tokens.accessToken,
+    refreshToken: tokens.refreshToken,
+    expiresAt: tokens.expiresAt,
+    scopes
+  })
+  return { grant, user, deniedScopes: transaction.addedScopes.filter((scope) => !scopes.includes(scope)) }
+}

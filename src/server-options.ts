@@ -1,0 +1,56 @@
+// Fastify construction options derived from the configuration: the pieces that must be fixed
+// when the instance is created (proxy trust, body limit, logger with redaction).
+import type { FastifyServerOptions } from 'fastify'
+import type { Config } from './config.js'
+
+/** Header and body paths that may hold a token, code, secret or cookie: never printed. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-csrf"]',
+  'res.headers["set-cookie"]',
+  'headers.authorization',
+  'headers.cookie',
+  '*.access_token',
+  '*.refresh_token',
+  '*.accessToken',
+  '*.refreshToken',
+  '*.code',
+  '*.state',
+  '*.client_secret',
+  '*.clientSecret',
+  '*.password',
+  '*.private_token'
+]
+
+export function serverOptions (config: Config, logger: FastifyServerOptions['logger'] | false = defaultLogger(config)): FastifyServerOptions {
+  return {
+    logger,
+    // Only the configured proxies may tell us the client's address and scheme.
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
+    bodyLimit: config.bodyLimit,
+    requestTimeout: config.upstreamTimeoutMs * 3,
+    // Fastify's default JSON parser refuses __proto__ poisoning; keep the secure defaults.
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle'
+  }
+}
+
+export function defaultLogger (config: Config): FastifyServerOptions['logger'] {
+  return {
+    level: config.logLevel,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers: {
+      // The query string is never logged: the callback's carries the code and state.
+      req: (request: { method: string, url: string, id: string, ip?: string }) => ({
+        id: request.id,
+        method: request.method,
+        path: request.url.split('?')[0],
+        ip: request.ip
+      })
+    }
+  }
+}

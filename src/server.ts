@@ -1,0 +1,31 @@
+// Production entry point (`npm run serve`, the container's command): configuration from the
+// environment, listen, and a graceful close on SIGTERM/SIGINT. Never starts the emulator.
+import closeWithGrace from 'close-with-grace'
+import { ConfigError, loadConfig } from './config.js'
+import { buildApp } from './app.js'
+
+const GRACE_MS = 20_000
+
+async function main (): Promise<void> {
+  let config
+  try {
+    config = loadConfig(process.env)
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`)
+      process.exit(78) // EX_CONFIG
+    }
+    throw error
+  }
+  const app = await buildApp(config)
+  // On SIGTERM: stop accepting, let in-flight requests finish (new ones get 503 while closing),
+  // then close Redis and the upstream pools through the onClose hooks.
+  closeWithGrace({ delay: GRACE_MS }, async ({ signal, err }) => {
+    if (err !== undefined) app.log.error({ err }, 'closing after an error')
+    else app.log.info({ signal }, 'closing')
+    await app.close()
+  })
+  await app.listen({ host: config.host, port: config.port })
+}
+
+await main()

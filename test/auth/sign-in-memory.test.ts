@@ -1,0 +1,4 @@
+import t from 'tap'
+import { signInSuite } from './sign-in.suite.js'
+
+signInSuite(t, () => ({}))

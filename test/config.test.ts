@@ -1,0 +1,100 @@
+import t from 'tap'
+import { ConfigError, loadConfig } from '../src/config.js'
+
+const valid = {
+  PUBLIC_URL: 'https://media.example.org',
+  MEDIA_BASE_URL: 'https://tenant.media.example',
+  OAUTH_CLIENT_ID: 'client',
+  OAUTH_CLIENT_SECRET: 'secret',
+  SESSION_SECRETS: 'a'.repeat(32),
+  TOKEN_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`
+}
+
+function problemsOf (env: Record<string, string>): string[] {
+  try {
+    loadConfig(env)
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems
+    throw error
+  }
+  return []
+}
+
+t.test('a valid configuration loads with the documented defaults', async (t) => {
+  const config = loadConfig(valid)
+  t.equal(config.session.cookieName, '__Host-media-bff')
+  t.equal(config.session.secureCookie, true)
+  t.equal(config.oauth.redirectUri, 'https://media.example.org/auth/callback')
+  t.same(config.oauth.scopes, ['basic', 'user.info'])
+  t.equal(config.oauth.tokenAuthMethod, 'client_secret_post')
+  const tenant = config.tenants.get('default')
+  t.equal(tenant?.authorizationUrl, 'https://tenant.media.example/api/oauth2/authorize')
+  t.equal(tenant?.tokenUrl, 'https://tenant.media.example/api/oauth2/token')
+  t.equal(tenant?.issuer, 'https://tenant.media.example')
+  t.same(config.allowedOrigins, ['https://media.example.org'])
+  t.equal(config.redisUrl, undefined)
+})
+
+t.test('several tenants with one client', async (t) => {
+  const config = loadConfig({ ...valid, MEDIA_BASE_URL: '', MEDIA_TENANTS: 'north=https://north.media.example, south=https://south.media.example/', MEDIA_DEFAULT_TENANT: 'south' })
+  t.same([...config.tenants.keys()], ['north', 'south'])
+  t.equal(config.tenants.get('south')?.apiUrl, 'https://south.media.example/api')
+  t.equal(config.defaultTenant, 'south')
+})
+
+t.test('plain-http PUBLIC_URL (local demo) drops the __Host- prefix and Secure', async (t) => {
+  const config = loadConfig({ ...valid, PUBLIC_URL: 'http://localhost:3000' })
+  t.equal(config.session.cookieName, 'media-bff')
+  t.equal(config.session.secureCookie, false)
+})
+
+const cases: Array<[string, Record<string, string>]> = [
+  ['PUBLIC_URL', { PUBLIC_URL: '' }],
+  ['PUBLIC_URL', { PUBLIC_URL: 'ftp://x' }],
+  ['MEDIA_BASE_URL', { MEDIA_BASE_URL: '' }],
+  ['MEDIA_BASE_URL', { MEDIA_BASE_URL: 'not a url' }],
+  ['MEDIA_TENANTS', { MEDIA_TENANTS: 'a=https://a.example', MEDIA_BASE_URL: 'https://b.example' }],
+  ['MEDIA_TENANTS', { MEDIA_BASE_URL: '', MEDIA_TENANTS: 'bad name=https://a.example' }],
+  ['MEDIA_DEFAULT_TENANT', { MEDIA_BASE_URL: '', MEDIA_TENANTS: 'a=https://a.example', MEDIA_DEFAULT_TENANT: 'b' }],
+  ['OAUTH_CLIENT_ID', { OAUTH_CLIENT_ID: '' }],
+  ['OAUTH_CLIENT_SECRET', { OAUTH_CLIENT_SECRET: '' }],
+  ['OAUTH_SCOPES', { OAUTH_SCOPES: 'basic everything' }],
+  ['OAUTH_TOKEN_AUTH_METHOD', { OAUTH_TOKEN_AUTH_METHOD: 'private_key_jwt' }],
+  ['OAUTH_REDIRECT_URI', { OAUTH_REDIRECT_URI: 'nope' }],
+  ['OAUTH_AUTHORIZATION_URL', { OAUTH_AUTHORIZATION_URL: 'nope' }],
+  ['OAUTH_TOKEN_URL', { OAUTH_TOKEN_URL: 'nope' }],
+  ['SESSION_SECRETS', { SESSION_SECRETS: '' }],
+  ['SESSION_SECRETS', { SESSION_SECRETS: 'short' }],
+  ['TOKEN_KEYS', { TOKEN_KEYS: '' }],
+  ['TOKEN_KEYS', { TOKEN_KEYS: 'k1:dG9vLXNob3J0' }],
+  ['SESSION_IDLE_TIMEOUT', { SESSION_IDLE_TIMEOUT: 'soon' }],
+  ['SESSION_IDLE_TIMEOUT', { SESSION_IDLE_TIMEOUT: '2d', SESSION_ABSOLUTE_TIMEOUT: '1d' }],
+  ['SESSION_ABSOLUTE_TIMEOUT', { SESSION_ABSOLUTE_TIMEOUT: '-5' }],
+  ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.0/99' }],
+  ['TRUST_PROXY', { TRUST_PROXY: 'proxy.local' }],
+  ['ALLOWED_ORIGINS', { ALLOWED_ORIGINS: 'https://site.example/path' }],
+  ['REDIS_URL', { REDIS_URL: 'http://redis:6379' }],
+  ['UPLOAD_ALLOWED_HOSTS', { UPLOAD_ALLOWED_HOSTS: 'https://upload.example' }],
+  ['UPSTREAM_TIMEOUT_MS', { UPSTREAM_TIMEOUT_MS: 'fast' }],
+  ['PORT', { PORT: '70000' }],
+  ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+  ['DEMO_SITE', { DEMO_SITE: 'maybe' }],
+  ['MEDIA_BASE_URL', { MEDIA_BASE_URL: 'http://tenant.example', NODE_ENV: 'production' }]
+]
+
+for (const [variable, change] of cases) {
+  t.test(`a bad ${variable} is named (${JSON.stringify(change)})`, async (t) => {
+    const problems = problemsOf({ ...valid, ...change })
+    t.ok(problems.some((problem) => problem.startsWith(`${variable}:`)), problems.join('; '))
+  })
+}
+
+t.test('every problem is reported at once, and no secret is echoed', async (t) => {
+  const key = Buffer.alloc(16, 9).toString('base64')
+  const problems = problemsOf({ PUBLIC_URL: 'nope', TOKEN_KEYS: `k1:${key}`, SESSION_SECRETS: 'short-secret-value' })
+  for (const variable of ['PUBLIC_URL', 'MEDIA_BASE_URL', 'OAUTH_CLIENT_ID', 'OAUTH_CLIENT_SECRET', 'SESSION_SECRETS', 'TOKEN_KEYS']) {
+    t.ok(problems.some((problem) => problem.startsWith(`${variable}:`)), `${variable} named`)
+  }
+  t.notOk(problems.join('\n').includes(key), 'the key is not echoed')
+  t.notOk(problems.join('\n').includes('short-secret-value'), 'the secret is not echoed')
+})

@@ -1,0 +1,76 @@
+// Starts media-bff for a test on a free loopback port, in front of a real emulator, with either
+// store, and captures every log line so tests can search them for secrets.
+import { randomBytes } from 'node:crypto'
+import { Writable } from 'node:stream'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../../src/app.js'
+import { loadConfig, type Config } from '../../src/config.js'
+import { defaultLogger } from '../../src/server-options.js'
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js'
+import { freePort } from './ports.js'
+import { Browser } from './http-client.js'
+
+export interface TestBff {
+  app: FastifyInstance
+  config: Config
+  url: string
+  logs: string[]
+  browser: (headers?: Record<string, string>) => Browser
+  close: () => Promise<void>
+}
+
+export const TEST_SESSION_SECRET = 'test-session-secret-0123456789-abcdefghij'
+export const testTokenKey = (id = 'k1'): string => `${id}:${randomBytes(32).toString('base64')}`
+
+export async function startBff (emulator: RunningEmulator, env: Record<string, string | undefined> = {}, port?: number): Promise<TestBff> {
+  const listenPort = port ?? await freePort()
+  const url = `http://127.0.0.1:${listenPort}`
+  const config = loadConfig({
+    PUBLIC_URL: url,
+    MEDIA_BASE_URL: emulator.baseUrl,
+    OAUTH_CLIENT_ID: emulator.clientId,
+    OAUTH_CLIENT_SECRET: emulator.clientSecret,
+    SESSION_SECRETS: TEST_SESSION_SECRET,
+    TOKEN_KEYS: testTokenKey(),
+    LOG_LEVEL: 'debug',
+    ...env
+  })
+  const logs: string[] = []
+  const stream = new Writable({
+    write (chunk, _encoding, callback) {
+      logs.push(String(chunk))
+      callback()
+    }
+  })
+  const app = await buildApp(config, { ...(defaultLogger(config) as object), stream })
+  await app.listen({ host: '127.0.0.1', port: listenPort })
+  return {
+    app,
+    config,
+    url,
+    logs,
+    browser: (headers = {}) => new Browser(url, headers),
+    close: async () => { await app.close() }
+  }
+}
+
+/** An emulator whose registered redirect URI points at a BFF that will listen on `port`. */
+export async function startEmulatorFor (port: number, options: EmulatorOptions = {}, publicUrl = `http://127.0.0.1:${port}`): Promise<RunningEmulator> {
+  return await startEmulator({ apiPort: 0, uploadPort: 0, redirectUri: `${publicUrl}/auth/callback`, ...options })
+}
+
+/** Emulator + BFF wired together for one test. */
+export async function startStack (options: { emulator?: EmulatorOptions, env?: Record<string, string | undefined>, publicUrl?: string } = {}): Promise<{ emulator: RunningEmulator, bff: TestBff, close: () => Promise<void> }> {
+  const port = await freePort()
+  const publicUrl = options.publicUrl ?? `http://127.0.0.1:${port}`
+  const emulator = await startEmulatorFor(port, options.emulator, publicUrl)
+  const bff = await startBff(emulator, { PUBLIC_URL: publicUrl, ...options.env }, port)
+  return {
+    emulator,
+    bff,
+    close: async () => {
+      await bff.close()
+      await emulator.stop()
+    }
+  }
+}
