@@ -34,7 +34,17 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    // Unknown fields are refused, not silently dropped, and nothing is coerced (true is not 1).
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
     return503OnClosing: true,
+    // Malformed URLs and over-long path parameters never reach a route; answer them in the
+    // contract's shape too.
+    frameworkErrors: (error, _request, reply) => {
+      const body = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? { status: 404, error: 'not_found', message: 'There is no such resource.' }
+        : { status: 400, error: 'invalid_request', message: 'The request URL could not be read.' }
+      reply.code(body.status).header('cache-control', 'no-store').send({ error: body.error, message: body.message })
+    },
     forceCloseConnections: 'idle'
   }
 }

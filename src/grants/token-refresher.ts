@@ -36,7 +36,10 @@ export function createTokenRefresher (options: TokenRefresherOptions) {
 
   const isFresh = (current: StoredGrant, request: AccessTokenRequest): boolean => {
     if (request.rejectedToken !== undefined) return current.grant.accessToken !== request.rejectedToken
-    return current.grant.expiresAt - skewMs > Date.now()
+    const { expiresAt, refreshedAt, createdAt } = current.grant
+    // A token that lives shorter than the skew would otherwise be refreshed on every call.
+    const lifetime = expiresAt - (refreshedAt ?? createdAt)
+    return expiresAt - Math.min(skewMs, lifetime / 2) > Date.now()
   }
 
   async function refreshUnderLock (grantId: string, request: AccessTokenRequest): Promise<StoredGrant> {
