@@ -24,7 +24,7 @@ export default fp(async (app) => {
       let count: number
       let ttlMs: number
       try {
-        ({ count, ttlMs } = await app.kv.increment(`rate:${name}:${key}`, WINDOW_MS))
+        ({ count, ttlMs } = await app.ephemeralKv.increment(`rate:${name}:${key}`, WINDOW_MS))
       } catch (error) {
         // Without the store nothing else works either; let the route report the outage.
         if (error instanceof StoreUnavailableError) return

@@ -47,7 +47,9 @@ export default fp(async (app) => {
       path: '/'
       // No maxAge: a browser-session cookie; the server decides when the session ends.
     },
+    // The blob holds the grant id and the user's name and e-mail: sealed like the tokens.
     store: createSessionStore(app.kv, {
+      cipher: app.cipher,
       ttlMs: (session: { authenticatedAt?: number }) => {
         const absoluteLeft = settings.absoluteTimeoutMs - (Date.now() - (session.authenticatedAt ?? Date.now()))
         return Math.max(1000, Math.min(settings.idleTimeoutMs, absoluteLeft))

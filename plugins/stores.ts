@@ -11,6 +11,8 @@ import { createRegistrations, type Registrations } from '../src/uploads/registra
 declare module 'fastify' {
   interface FastifyInstance {
     kv: KeyValueStore
+    /** Short-lived records (login transactions, rate-limit counters). */
+    ephemeralKv: KeyValueStore
     cipher: TokenCipher
     grants: GrantStore
     loginTransactions: LoginTransactions
@@ -21,11 +23,18 @@ declare module 'fastify' {
 export default fp(async (app) => {
   const { config } = app
   const kv = createStore({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, logger: app.log })
+  // In memory, short-lived records get a bounded store of their own, so a flood of sign-in
+  // attempts or rate-limit counters can never evict real sessions. Redis holds both.
+  const ephemeralKv = config.redisUrl === undefined ? createStore({}) : kv
   const cipher = createTokenCipher(config.tokenKeys)
   app.decorate('kv', kv)
+  app.decorate('ephemeralKv', ephemeralKv)
   app.decorate('cipher', cipher)
   app.decorate('grants', createGrantStore(kv, cipher, { ttlMs: config.session.absoluteTimeoutMs }))
-  app.decorate('loginTransactions', createLoginTransactions(kv, cipher, { ttlMs: config.session.loginTimeoutMs }))
+  app.decorate('loginTransactions', createLoginTransactions(ephemeralKv, cipher, { ttlMs: config.session.loginTimeoutMs }))
   app.decorate('registrations', createRegistrations(kv))
-  app.addHook('onClose', async () => { await kv.close() })
+  app.addHook('onClose', async () => {
+    await kv.close()
+    if (ephemeralKv !== kv) await ephemeralKv.close()
+  })
 }, { name: 'stores', dependencies: ['config'] })

@@ -1,6 +1,6 @@
 // Fastify construction options derived from the configuration: the pieces that must be fixed
 // when the instance is created (proxy trust, body limit, logger with redaction).
-import type { FastifyServerOptions } from 'fastify'
+import type { FastifyReply, FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
 
 /** Header and body paths that may hold a token, code, secret or cookie: never printed. */
@@ -39,7 +39,7 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
     return503OnClosing: true,
     // Malformed URLs and over-long path parameters never reach a route; answer them in the
     // contract's shape too.
-    frameworkErrors: (error, _request, reply) => {
+    frameworkErrors: (error, _request, reply: FastifyReply) => {
       const body = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
         ? { status: 404, error: 'not_found', message: 'There is no such resource.' }
         : { status: 400, error: 'invalid_request', message: 'The request URL could not be read.' }

@@ -1,0 +1,37 @@
+// The one switch between the two deployments of design.md: no REDIS_URL, everything lives in this
+// process (bounded, with TTLs); with it, every instance shares Redis.
+import type { KeyValueStore } from './key-value-store.js'
+import { createMemoryStore } from './memory-store.js'
+import type { StoreLogger } from './redis-client.js'
+import { createRedisStore } from './redis-store.js'
+
+export interface CreateStoreOptions {
+  /** Absent or empty: the in-memory store. */
+  redisUrl?: string | undefined
+  /** Redis only (a memory store is private to its process anyway). */
+  keyPrefix?: string
+  connectTimeoutMs?: number
+  commandTimeoutMs?: number
+  /** Memory only. */
+  maxEntries?: number
+  /** Memory only. */
+  sweepIntervalMs?: number
+  logger?: StoreLogger
+}
+
+export function createStore (options: CreateStoreOptions = {}): KeyValueStore {
+  const { redisUrl, keyPrefix, connectTimeoutMs, commandTimeoutMs, maxEntries, sweepIntervalMs, logger } = options
+  if (redisUrl === undefined || redisUrl === '') {
+    return createMemoryStore({
+      ...(maxEntries === undefined ? {} : { maxEntries }),
+      ...(sweepIntervalMs === undefined ? {} : { sweepIntervalMs })
+    })
+  }
+  return createRedisStore({
+    url: redisUrl,
+    ...(keyPrefix === undefined ? {} : { keyPrefix }),
+    ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
+    ...(commandTimeoutMs === undefined ? {} : { commandTimeoutMs }),
+    ...(logger === undefined ? {} : { logger })
+  })
+}

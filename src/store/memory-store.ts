@@ -1,0 +1,171 @@
+// The embedded backend: one process, no Redis. Every entry expires (lazily on access and by a
+// periodic sweep), and the number of entries is bounded so a flood of logins or rate-limit
+// counters cannot grow memory without limit.
+//
+// Eviction when full: first expired entries, then the least recently used ones. The Map keeps
+// insertion order and every access re-inserts its key, so the first key is always the least
+// recently used and eviction is O(1). LRU was chosen over "closest to expiry" because it needs no
+// second index (a heap would cost memory per entry) and, with the sliding TTLs of sessions,
+// the two orders mostly agree anyway.
+import { StoreUnavailableError, type KeyValueStore } from './key-value-store.js'
+import { wholeTtlMs } from './ttl.js'
+
+export interface MemoryStoreOptions {
+  /** Upper bound on live entries; the least recently used are evicted beyond it. */
+  maxEntries?: number
+  /** How often expired entries are swept out even when nobody reads them. */
+  sweepIntervalMs?: number
+}
+
+export interface MemoryStore extends KeyValueStore {
+  /** Entries held, including expired ones the sweep has not reached yet (for metrics and tests). */
+  readonly size: number
+}
+
+interface Entry {
+  value: string
+  /** Epoch milliseconds after which the entry is gone. */
+  expiresAt: number
+}
+
+// When the store is full, sweeping every entry on each insert would make inserts O(n); at most
+// one such sweep per this interval, plain LRU eviction in between.
+const pressureSweepEveryMs = 1000
+
+// Sealed values are built by concatenation, which V8 keeps as a tree of the parts (a "cons
+// string"), about 100 bytes more per sealed session than one flat string. Matching a regular
+// expression makes V8 flatten its subject, after which the parts are garbage. Memory only: the
+// value is the same string either way.
+const flattenProbe = /^/
+function flattened (value: string): string {
+  flattenProbe.test(value)
+  return value
+}
+
+export function createMemoryStore ({ maxEntries = 100_000, sweepIntervalMs = 30_000 }: MemoryStoreOptions = {}): MemoryStore {
+  if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError('maxEntries must be a positive integer')
+  if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs <= 0) throw new RangeError('sweepIntervalMs must be a positive number')
+
+  const entries = new Map<string, Entry>()
+  let closed = false
+  let lastPressureSweepAt = 0
+
+  const sweepExpired = (): void => {
+    const now = Date.now()
+    for (const [key, entry] of entries) {
+      if (entry.expiresAt <= now) entries.delete(key)
+    }
+  }
+  const sweepTimer = setInterval(sweepExpired, sweepIntervalMs)
+  // The sweep is housekeeping: it must never keep the process alive on its own.
+  sweepTimer.unref()
+
+  const assertOpen = (): void => {
+    if (closed) throw new StoreUnavailableError('memory store is closed')
+  }
+
+  /** The live entry, marked most recently used; drops it when it has expired. */
+  const live = (key: string): Entry | undefined => {
+    const entry = entries.get(key)
+    if (entry === undefined) return undefined
+    entries.delete(key)
+    if (entry.expiresAt <= Date.now()) return undefined
+    entries.set(key, entry)
+    return entry
+  }
+
+  const makeRoomForOneMore = (): void => {
+    if (entries.size < maxEntries) return
+    const now = Date.now()
+    if (now - lastPressureSweepAt >= pressureSweepEveryMs) {
+      lastPressureSweepAt = now
+      sweepExpired()
+    }
+    for (const key of entries.keys()) {
+      if (entries.size < maxEntries) break
+      entries.delete(key)
+    }
+  }
+
+  const write = (key: string, value: string, ttlMs: number): void => {
+    const expiresAt = Date.now() + wholeTtlMs(ttlMs)
+    // Re-inserting moves the key to the most recently used end.
+    if (!entries.delete(key)) makeRoomForOneMore()
+    entries.set(key, { value: flattened(value), expiresAt })
+  }
+
+  return {
+    get size () {
+      return entries.size
+    },
+    async get (key) {
+      assertOpen()
+      return live(key)?.value
+    },
+    async set (key, value, ttlMs) {
+      assertOpen()
+      write(key, value, ttlMs)
+    },
+    async setIfAbsent (key, value, ttlMs) {
+      assertOpen()
+      wholeTtlMs(ttlMs)
+      if (live(key) !== undefined) return false
+      write(key, value, ttlMs)
+      return true
+    },
+    async take (key) {
+      assertOpen()
+      const entry = live(key)
+      entries.delete(key)
+      return entry?.value
+    },
+    async delete (key) {
+      assertOpen()
+      entries.delete(key)
+    },
+    async compareAndSet (key, expected, value, ttlMs) {
+      assertOpen()
+      wholeTtlMs(ttlMs)
+      if (live(key)?.value !== expected) return false
+      write(key, value, ttlMs)
+      return true
+    },
+    async deleteIfEquals (key, expected) {
+      assertOpen()
+      if (live(key)?.value !== expected) return false
+      entries.delete(key)
+      return true
+    },
+    async expireIfEquals (key, expected, ttlMs) {
+      assertOpen()
+      const wholeMs = wholeTtlMs(ttlMs)
+      const entry = live(key)
+      if (entry?.value !== expected) return false
+      entry.expiresAt = Date.now() + wholeMs
+      return true
+    },
+    async increment (key, ttlMs) {
+      assertOpen()
+      const wholeMs = wholeTtlMs(ttlMs)
+      const entry = live(key)
+      if (entry === undefined) {
+        write(key, '1', wholeMs)
+        return { count: 1, ttlMs: wholeMs }
+      }
+      // Same rule as Redis INCR: only a decimal integer can be incremented.
+      if (!/^-?\d+$/.test(entry.value)) throw new TypeError('value is not an integer counter')
+      const count = Number(entry.value) + 1
+      // The window is fixed at the first increment: the expiry does not move.
+      entry.value = String(count)
+      return { count, ttlMs: Math.max(1, entry.expiresAt - Date.now()) }
+    },
+    async ping () {
+      assertOpen()
+    },
+    async close () {
+      closed = true
+      clearInterval(sweepTimer)
+      entries.clear()
+    }
+  }
+}

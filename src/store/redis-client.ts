@@ -1,0 +1,116 @@
+// Builds the ioredis client for a REDIS_URL and decides how it behaves when Redis goes away:
+// commands fail at once instead of queueing (enableOfflineQueue off), nothing in flight is
+// replayed later behind the caller's back (autoResendUnfulfilledCommands off), every command has
+// a deadline (commandTimeout), and a connection that stops answering is torn down (socketTimeout)
+// so the client reconnects, with capped, jittered backoff, forever. Discovery and failover for
+// Sentinel and Cluster are ioredis's own.
+import { Cluster, Redis, type RedisOptions } from 'ioredis'
+import { parseRedisUrl, type RedisConnectionSpec } from './redis-url.js'
+
+export interface StoreLogger {
+  info: (details: object, message: string) => void
+  warn: (details: object, message: string) => void
+}
+
+export interface RedisClientOptions {
+  connectTimeoutMs: number
+  commandTimeoutMs: number
+  logger?: StoreLogger
+}
+
+export type RedisMode = RedisConnectionSpec['mode']
+
+const maxReconnectDelayMs = 2000
+
+/** 100, 200, 400 ... ms, capped, with ±20% jitter so many instances do not reconnect in step. */
+export function reconnectDelayMs (attempt: number): number {
+  const base = Math.min(maxReconnectDelayMs, 100 * 2 ** Math.min(attempt - 1, 10))
+  return Math.round(base * (0.8 + Math.random() * 0.4))
+}
+
+export function createRedisClient (url: string, options: RedisClientOptions): { client: Redis | Cluster, mode: RedisMode } {
+  const spec = parseRedisUrl(url)
+  const client = buildClient(spec, options)
+  if (options.logger !== undefined) logConnectionState(client, spec.mode, options.logger)
+  else client.on('error', () => {}) // without a listener ioredis prints every reconnect error
+  return { client, mode: spec.mode }
+}
+
+function buildClient (spec: RedisConnectionSpec, { connectTimeoutMs, commandTimeoutMs }: RedisClientOptions): Redis | Cluster {
+  const perConnection: RedisOptions = {
+    connectTimeout: connectTimeoutMs,
+    commandTimeout: commandTimeoutMs,
+    // A half-open connection (peer gone without a FIN) would otherwise only be noticed by TCP
+    // minutes later; with no reply for this long the socket is destroyed and rebuilt.
+    socketTimeout: Math.max(2 * commandTimeoutMs, 1000),
+    enableOfflineQueue: false,
+    autoResendUnfulfilledCommands: false,
+    maxRetriesPerRequest: 1,
+    // After a Sentinel failover the old master may answer READONLY until we reconnect.
+    reconnectOnError: (error) => error.message.startsWith('READONLY'),
+    retryStrategy: reconnectDelayMs
+  }
+
+  if (spec.mode === 'single') return new Redis(spec.url, perConnection)
+
+  const auth = {
+    ...(spec.username === undefined ? {} : { username: spec.username }),
+    ...(spec.password === undefined ? {} : { password: spec.password }),
+    ...(spec.tls ? { tls: {} } : {})
+  }
+
+  if (spec.mode === 'sentinel') {
+    return new Redis({
+      ...perConnection,
+      ...auth,
+      sentinels: spec.sentinels,
+      name: spec.masterName,
+      ...(spec.db === undefined ? {} : { db: spec.db }),
+      ...(spec.sentinelUsername === undefined ? {} : { sentinelUsername: spec.sentinelUsername }),
+      ...(spec.sentinelPassword === undefined ? {} : { sentinelPassword: spec.sentinelPassword }),
+      ...(spec.tls ? { enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
+      sentinelCommandTimeout: commandTimeoutMs,
+      sentinelRetryStrategy: reconnectDelayMs,
+      // Sentinel pushes +switch-master, so a failover is followed at once rather than when the
+      // old master's connection finally breaks.
+      failoverDetector: true
+    })
+  }
+
+  const { retryStrategy, enableOfflineQueue, ...nodeOptions } = perConnection
+  return new Cluster(spec.nodes, {
+    redisOptions: { ...nodeOptions, ...auth },
+    enableOfflineQueue,
+    clusterRetryStrategy: retryStrategy,
+    slotsRefreshTimeout: commandTimeoutMs
+  })
+}
+
+// One line when the connection is lost, one when it is back: never the URL (it may hold a
+// password), never a command or a value.
+function logConnectionState (client: Redis | Cluster, mode: RedisMode, logger: StoreLogger): void {
+  let connected = false
+  let everConnected = false
+  let reportedOutage = false
+  const reportOutage = (error?: Error): void => {
+    if (reportedOutage) return
+    reportedOutage = true
+    const details = error === undefined ? { mode } : { mode, reason: error.message }
+    logger.warn(details, everConnected
+      ? 'redis store connection lost; store operations fail fast until it is back'
+      : 'redis store not reachable yet; store operations fail until it is')
+  }
+  client.on('ready', () => {
+    logger.info({ mode }, everConnected ? 'redis store reconnected' : 'redis store connected')
+    connected = true
+    everConnected = true
+    reportedOutage = false
+  })
+  client.on('close', () => {
+    if (connected) reportOutage()
+    connected = false
+  })
+  // While connected, errors are about single commands and reach their callers instead.
+  client.on('error', (error: Error) => { if (!connected) reportOutage(error) })
+  client.on('node error', (error: Error) => { if (!connected) reportOutage(error) })
+}

@@ -1,0 +1,53 @@
+// The conditional operations of KeyValueStore as Lua scripts: Redis runs a script atomically, so
+// "read, compare, write" cannot interleave with another instance's write. Each script touches
+// exactly one key, so they also work on Redis Cluster (no cross-slot access).
+import type { Cluster, Redis } from 'ioredis'
+
+const scripts = {
+  // ARGV: expected, value, ttlMs. (The "expected absent" case is SET NX, no script needed.)
+  storeCompareAndSet: `
+    if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+    redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+    return 1`,
+  // ARGV: expected
+  storeDeleteIfEquals: `
+    if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+    return redis.call('DEL', KEYS[1])`,
+  // ARGV: expected, ttlMs
+  storeExpireIfEquals: `
+    if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+    return redis.call('PEXPIRE', KEYS[1], ARGV[2])`,
+  // GET + DEL rather than GETDEL so Redis older than 6.2 (still common on managed services) works.
+  storeTake: `
+    local value = redis.call('GET', KEYS[1])
+    if value then redis.call('DEL', KEYS[1]) end
+    return value`,
+  // ARGV: ttlMs. The window starts at the first increment and later ones do not extend it; a
+  // counter that somehow lost its TTL gets one instead of living forever.
+  storeIncrement: `
+    local count = redis.call('INCR', KEYS[1])
+    local ttl = redis.call('PTTL', KEYS[1])
+    if ttl < 0 then
+      redis.call('PEXPIRE', KEYS[1], ARGV[1])
+      ttl = tonumber(ARGV[1])
+    end
+    return { count, ttl }`
+} as const
+
+/** The client with the scripts above as commands (ioredis runs them by EVALSHA, loading on NOSCRIPT). */
+export interface ScriptCommands {
+  storeCompareAndSet: (key: string, expected: string, value: string, ttlMs: number) => Promise<number>
+  storeDeleteIfEquals: (key: string, expected: string) => Promise<number>
+  storeExpireIfEquals: (key: string, expected: string, ttlMs: number) => Promise<number>
+  storeTake: (key: string) => Promise<string | null>
+  storeIncrement: (key: string, ttlMs: number) => Promise<[number, number]>
+}
+
+export function defineStoreScripts (client: Redis | Cluster): ScriptCommands {
+  for (const [name, lua] of Object.entries(scripts)) {
+    client.defineCommand(name, { lua, numberOfKeys: 1 })
+  }
+  // defineCommand adds methods ioredis's types cannot know about; this is the one place that
+  // says what they are, instead of augmenting ioredis's types for the whole program.
+  return client as unknown as ScriptCommands
+}

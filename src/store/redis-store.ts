@@ -1,0 +1,131 @@
+// KeyValueStore on Redis (single server, Sentinel or Cluster, see redis-url.ts), so any number of
+// media-bff instances share one population of sessions, grants and locks.
+//
+// When Redis is unreachable every operation rejects with StoreUnavailableError: at once while the
+// client knows the connection is down, and after at most commandTimeoutMs when Redis silently
+// stops answering. The client keeps reconnecting on its own; once Redis is back the same store
+// works again. Values are never logged or put into errors: they hold encrypted tokens.
+import { StoreUnavailableError, type KeyValueStore } from './key-value-store.js'
+import { createRedisClient, type StoreLogger } from './redis-client.js'
+import { defineStoreScripts } from './redis-scripts.js'
+import { wholeTtlMs } from './ttl.js'
+
+export interface RedisStoreOptions {
+  /** redis://, rediss://, redis+sentinel://host:port,.../master or redis+cluster://host:port,... */
+  url: string
+  /** Put before every key so several deployments can share one Redis. Keep it free of `{}` on Cluster. */
+  keyPrefix?: string
+  connectTimeoutMs?: number
+  /** The longest any operation may take before it fails with StoreUnavailableError. */
+  commandTimeoutMs?: number
+  logger?: StoreLogger
+}
+
+export function createRedisStore ({
+  url,
+  keyPrefix = 'media-bff:',
+  connectTimeoutMs = 2000,
+  commandTimeoutMs = 1000,
+  logger
+}: RedisStoreOptions): KeyValueStore {
+  if (!Number.isFinite(commandTimeoutMs) || commandTimeoutMs <= 0) throw new RangeError('commandTimeoutMs must be a positive number')
+  if (!Number.isFinite(connectTimeoutMs) || connectTimeoutMs <= 0) throw new RangeError('connectTimeoutMs must be a positive number')
+
+  const { client } = createRedisClient(url, { connectTimeoutMs, commandTimeoutMs, ...(logger === undefined ? {} : { logger }) })
+  const scripts = defineStoreScripts(client)
+  const keyOf = (key: string): string => keyPrefix + key
+  let closed = false
+
+  // The offline queue is off, so before the very first connection every command would fail
+  // immediately; during start-up it may instead wait for that connection (within its deadline).
+  let firstReady: Promise<void> | undefined = new Promise<void>((resolve) => {
+    client.once('ready', () => {
+      firstReady = undefined
+      resolve()
+    })
+  })
+
+  /** Runs one Redis call within commandTimeoutMs; any failure becomes StoreUnavailableError. */
+  const run = async <T>(operation: string, send: () => Promise<T>): Promise<T> => {
+    if (closed) throw new StoreUnavailableError('redis store is closed')
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new StoreUnavailableError(`redis ${operation} timed out after ${commandTimeoutMs} ms`)), commandTimeoutMs)
+    })
+    try {
+      if (firstReady !== undefined) await Promise.race([firstReady, deadline])
+      const reply = send()
+      // If the deadline wins, the reply may still reject later; nobody is waiting for it.
+      reply.catch(() => {})
+      return await Promise.race([reply, deadline])
+    } catch (error) {
+      throw asUnavailable(operation, error)
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  return {
+    get: async (key) => (await run('get', () => client.get(keyOf(key)))) ?? undefined,
+    set: async (key, value, ttlMs) => {
+      const wholeMs = wholeTtlMs(ttlMs)
+      await run('set', () => client.set(keyOf(key), value, 'PX', wholeMs))
+    },
+    setIfAbsent: async (key, value, ttlMs) => {
+      const wholeMs = wholeTtlMs(ttlMs)
+      return (await run('setIfAbsent', () => client.set(keyOf(key), value, 'PX', wholeMs, 'NX'))) === 'OK'
+    },
+    take: async (key) => (await run('take', () => scripts.storeTake(keyOf(key)))) ?? undefined,
+    delete: async (key) => { await run('delete', () => client.del(keyOf(key))) },
+    compareAndSet: async (key, expected, value, ttlMs) => {
+      const wholeMs = wholeTtlMs(ttlMs)
+      if (expected === undefined) {
+        return (await run('compareAndSet', () => client.set(keyOf(key), value, 'PX', wholeMs, 'NX'))) === 'OK'
+      }
+      return (await run('compareAndSet', () => scripts.storeCompareAndSet(keyOf(key), expected, value, wholeMs))) === 1
+    },
+    deleteIfEquals: async (key, expected) =>
+      (await run('deleteIfEquals', () => scripts.storeDeleteIfEquals(keyOf(key), expected))) === 1,
+    expireIfEquals: async (key, expected, ttlMs) => {
+      const wholeMs = wholeTtlMs(ttlMs)
+      return (await run('expireIfEquals', () => scripts.storeExpireIfEquals(keyOf(key), expected, wholeMs))) === 1
+    },
+    increment: async (key, ttlMs) => {
+      const wholeMs = wholeTtlMs(ttlMs)
+      const [count, ttlLeft] = await run('increment', () => scripts.storeIncrement(keyOf(key), wholeMs))
+      return { count, ttlMs: ttlLeft }
+    },
+    ping: async () => { await run('ping', () => client.ping()) },
+    close: async () => {
+      if (closed) return
+      closed = true
+      try {
+        // QUIT lets Redis finish what it was sent; if it cannot be sent (down), just drop the socket.
+        if (client.status === 'ready') await withDeadline(client.quit(), commandTimeoutMs)
+      } catch {}
+      client.disconnect()
+    }
+  }
+}
+
+async function withDeadline<T> (promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), ms) })
+  try {
+    return await Promise.race([promise, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+// ioredis errors can carry the command and its arguments (our encrypted values) as properties,
+// which a logger's error serialiser would print; the cause keeps only the name, message and code.
+function asUnavailable (operation: string, error: unknown): StoreUnavailableError {
+  if (error instanceof StoreUnavailableError) return error
+  const original = error instanceof Error ? error : new Error(String(error))
+  const cause = new Error(original.message)
+  cause.name = original.name
+  const code = (original as { code?: unknown }).code
+  if (typeof code === 'string') Object.assign(cause, { code })
+  return new StoreUnavailableError(`redis ${operation} failed: ${original.message}`, { cause })
+}

@@ -1,0 +1,111 @@
+// The store @fastify/session (v11) talks to, over a KeyValueStore: one record `sess:<id>` per
+// session, JSON, optionally sealed with the token cipher, expiring with the session.
+//
+// @fastify/session hands `set` its Session object (whose cookie is a Cookie instance with a
+// toJSON) and rebuilds a Session from whatever `get` returns, copying every key but `cookie`.
+// Its own MemoryStore returns the very object it was given; a shared store can only return what
+// JSON keeps of it: the same keys, with the cookie as plain data (dates as ISO strings), which
+// the Session constructor accepts as it accepts cookie.toJSON(). Values in the session must be
+// JSON (a Date comes back as a string).
+import { StoreUnavailableError, type KeyValueStore } from './key-value-store.js'
+import type { TokenCipher } from './token-cipher.js'
+
+export interface SessionStoreOptions<S extends object> {
+  /**
+   * How long the record lives after this save. Defaults to the cookie's remaining lifetime
+   * (maxAge or expires) and, for a cookie without one, defaultTtlMs. A result <= 0 means the
+   * session is over: the record is deleted instead of written.
+   */
+  ttlMs?: (session: S) => number
+  /** Lifetime of sessions whose cookie does not say (browser-session cookies). Default 24 h. */
+  defaultTtlMs?: number
+  /** Seals each record; the session id is the AAD, so a record cannot be replayed under another id. */
+  cipher?: TokenCipher
+}
+
+type Callback = (error?: unknown) => void
+// What get yields is JSON.parse output, typed `any` as JSON.parse types it: it has to fit whatever
+// Session type the application declares for @fastify/session, which checks callbacks strictly.
+type GetCallback = (error: unknown, session?: any) => void
+
+export interface SessionStore<S extends object> {
+  set: (sessionId: string, session: S, callback: Callback) => void
+  get: (sessionId: string, callback: GetCallback) => void
+  destroy: (sessionId: string, callback: Callback) => void
+}
+
+const dayMs = 24 * 60 * 60 * 1000
+
+export function createSessionStore<S extends object = object> (
+  store: KeyValueStore,
+  { ttlMs, defaultTtlMs = dayMs, cipher }: SessionStoreOptions<S> = {}
+): SessionStore<S> {
+  const lifetimeOf = ttlMs ?? ((session: S) => cookieLifetimeMs(session, defaultTtlMs))
+  const keyOf = (sessionId: string): string => `sess:${sessionId}`
+  const seal = (sessionId: string, json: string): string => cipher === undefined ? json : cipher.encrypt(json, keyOf(sessionId))
+  const open = (sessionId: string, stored: string): string => cipher === undefined ? stored : cipher.decrypt(stored, keyOf(sessionId))
+
+  return {
+    set (sessionId, session, callback) {
+      settle(async () => {
+        const lifetimeMs = lifetimeOf(session)
+        if (!(lifetimeMs > 0)) {
+          await storeCall(() => store.delete(keyOf(sessionId)))
+          return
+        }
+        const record = seal(sessionId, JSON.stringify(session))
+        await storeCall(() => store.set(keyOf(sessionId), record, lifetimeMs))
+      }, callback)
+    },
+
+    get (sessionId, callback) {
+      settle(async () => {
+        const stored = await storeCall(() => store.get(keyOf(sessionId)))
+        if (stored === undefined) return undefined
+        try {
+          return JSON.parse(open(sessionId, stored))
+        } catch {
+          // Sealed under a key since removed from TOKEN_KEYS, or damaged: for the user this is
+          // the same as an expired session (a new one is started), not a server error.
+          return undefined
+        }
+      }, (error, session) => { callback(error ?? null, session) })
+    },
+
+    destroy (sessionId, callback) {
+      settle(async () => { await storeCall(() => store.delete(keyOf(sessionId))) }, callback)
+    }
+  }
+}
+
+/** The cookie's remaining lifetime, as @fastify/session's Cookie (or its JSON form) states it. */
+function cookieLifetimeMs (session: object, fallbackMs: number): number {
+  const cookie: unknown = (session as { cookie?: unknown }).cookie
+  if (typeof cookie !== 'object' || cookie === null) return fallbackMs
+  const { maxAge, expires } = cookie as { maxAge?: unknown, expires?: unknown }
+  if (typeof maxAge === 'number') return maxAge
+  if (expires instanceof Date || typeof expires === 'string') {
+    const at = new Date(expires).getTime()
+    if (!Number.isNaN(at)) return at - Date.now()
+  }
+  return fallbackMs
+}
+
+/** Every failure of the key-value store reaches @fastify/session as StoreUnavailableError. */
+async function storeCall<T> (call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) throw error
+    throw new StoreUnavailableError('session store failed', { cause: error })
+  }
+}
+
+// Callbacks run outside the promise chain (next tick), so an exception thrown by the callback is
+// not mistaken for a store failure and the callback is never called twice.
+function settle<T> (work: () => Promise<T>, callback: (error: unknown, value?: T) => void): void {
+  work().then(
+    (value) => process.nextTick(callback, null, value),
+    (error: unknown) => process.nextTick(callback, error)
+  )
+}

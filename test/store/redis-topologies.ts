@@ -1,0 +1,137 @@
+// Real Sentinel and Cluster deployments for the store tests, built from the same redis-server
+// binary: a master with a replica watched by one Sentinel, and a three-master Cluster. Ports
+// are free loopback ports; everything lives in a temporary directory removed on teardown.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { Redis } from 'ioredis'
+import { requireProgram } from '../helpers/programs.js'
+import { freePort, waitForPort } from '../helpers/ports.js'
+
+interface Process {
+  port: number
+  stop: () => Promise<void>
+  /** Starts it again with the same arguments (a cluster node rejoins from its nodes file). */
+  start: () => Promise<void>
+}
+
+async function runRedisServer (args: string[], port: number): Promise<Process> {
+  let child: ChildProcess | undefined
+  const start = async (): Promise<void> => {
+    child = spawn(requireProgram('redis-server'), args, { stdio: ['ignore', 'ignore', 'inherit'] })
+    await waitForPort(port)
+  }
+  const stop = async (): Promise<void> => {
+    const running = child
+    child = undefined
+    if (running === undefined || running.exitCode !== null || running.signalCode !== null) return
+    await new Promise<void>((resolve) => {
+      running.once('exit', () => resolve())
+      running.kill('SIGTERM')
+    })
+  }
+  await start()
+  return { port, stop, start }
+}
+
+// AOF on, as in production, so a node that is stopped and started again still has its keys.
+const common = (port: number, dir: string): string[] => [
+  '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '',
+  '--appendonly', 'yes', '--appendfsync', 'always', '--appenddirname', `aof-${port}`, '--loglevel', 'warning'
+]
+
+async function until (what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await sleep(100)
+  }
+}
+
+export interface SentinelDeployment {
+  url: string
+  masterName: string
+  master: Process
+  replica: Process
+  destroy: () => Promise<void>
+}
+
+export async function startSentinelDeployment (): Promise<SentinelDeployment> {
+  const dir = await mkdtemp(join(tmpdir(), 'media-bff-sentinel-'))
+  const masterName = 'media'
+  const [masterPort, replicaPort, sentinelPort] = [await freePort(), await freePort(), await freePort()]
+  const master = await runRedisServer(common(masterPort, dir), masterPort)
+  const replica = await runRedisServer([...common(replicaPort, dir), '--replicaof', '127.0.0.1', String(masterPort)], replicaPort)
+  // Sentinel rewrites its configuration file, so it needs one of its own.
+  const config = join(dir, 'sentinel.conf')
+  await writeFile(config, [
+    `port ${sentinelPort}`,
+    'bind 127.0.0.1',
+    `dir ${dir}`,
+    `sentinel monitor ${masterName} 127.0.0.1 ${masterPort} 1`,
+    `sentinel down-after-milliseconds ${masterName} 500`,
+    `sentinel failover-timeout ${masterName} 5000`,
+    ''
+  ].join('\n'))
+  const sentinel = await runRedisServer([config, '--sentinel', '--loglevel', 'warning'], sentinelPort)
+  const probe = new Redis(sentinelPort, '127.0.0.1')
+  try {
+    await until('the sentinel to see the replica', async () => {
+      const replicas = await probe.call('SENTINEL', 'REPLICAS', masterName) as unknown[]
+      return replicas.length === 1
+    })
+  } finally {
+    probe.disconnect()
+  }
+  return {
+    url: `redis+sentinel://127.0.0.1:${sentinelPort}/${masterName}`,
+    masterName,
+    master,
+    replica,
+    destroy: async () => {
+      await Promise.all([sentinel.stop(), replica.stop(), master.stop()])
+      await rm(dir, { recursive: true, force: true })
+    }
+  }
+}
+
+export interface ClusterDeployment {
+  url: string
+  ports: number[]
+  nodes: Process[]
+  destroy: () => Promise<void>
+}
+
+/** Three masters, slots split evenly, joined with CLUSTER MEET (no redis-cli needed). */
+export async function startClusterDeployment (): Promise<ClusterDeployment> {
+  const dir = await mkdtemp(join(tmpdir(), 'media-bff-cluster-'))
+  const ports = [await freePort(), await freePort(), await freePort()]
+  const nodes = await Promise.all(ports.map((port) => runRedisServer([
+    ...common(port, dir), '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '2000'
+  ], port)))
+  const clients = ports.map((port) => new Redis(port, '127.0.0.1'))
+  try {
+    const slotsPerNode = Math.ceil(16384 / ports.length)
+    await Promise.all(clients.map((client, index) => client.call(
+      'CLUSTER', 'ADDSLOTSRANGE', String(index * slotsPerNode), String(Math.min(16383, (index + 1) * slotsPerNode - 1))
+    )))
+    for (const port of ports.slice(1)) await clients[0]?.call('CLUSTER', 'MEET', '127.0.0.1', String(port))
+    await until('the cluster to be ok on every node', async () => {
+      const infos = await Promise.all(clients.map((client) => client.call('CLUSTER', 'INFO') as Promise<string>))
+      return infos.every((info) => info.includes('cluster_state:ok') && info.includes(`cluster_known_nodes:${ports.length}`))
+    })
+  } finally {
+    for (const client of clients) client.disconnect()
+  }
+  return {
+    url: `redis+cluster://${ports.map((port) => `127.0.0.1:${port}`).join(',')}`,
+    ports,
+    nodes,
+    destroy: async () => {
+      await Promise.all(nodes.map((node) => node.stop()))
+      await rm(dir, { recursive: true, force: true })
+    }
+  }
+}

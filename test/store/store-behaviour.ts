@@ -1,0 +1,214 @@
+// The behaviour every KeyValueStore backend must have, written once and run against each of
+// them (memory, Redis single, Sentinel, Cluster), so the backends cannot drift apart.
+import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Test } from 'tap'
+import { StoreUnavailableError, type KeyValueStore } from '../../src/store/key-value-store.js'
+
+/** Opens a fresh store on the backend under test; the suite closes it. */
+export type OpenStore = () => KeyValueStore
+
+const longTtl = 60_000
+const shortTtl = 80
+const pastShortTtl = 200
+
+export function storeBehaviour (t: Test, openStore: OpenStore): void {
+  const store = openStore()
+  t.teardown(() => store.close())
+  // Unique keys per run, so suites may share one Redis.
+  const key = (name: string): string => `test:${randomUUID()}:${name}`
+
+  t.test('get, set, delete', async (t) => {
+    const k = key('plain')
+    t.equal(await store.get(k), undefined, 'absent key reads as undefined')
+    await store.set(k, 'one', longTtl)
+    t.equal(await store.get(k), 'one')
+    await store.set(k, 'two', longTtl)
+    t.equal(await store.get(k), 'two', 'set replaces')
+    await store.delete(k)
+    t.equal(await store.get(k), undefined, 'deleted')
+    await t.resolves(store.delete(k), 'deleting an absent key is fine')
+  })
+
+  t.test('values round-trip exactly, including empty and non-ASCII ones', async (t) => {
+    for (const value of ['', ' spaced ', 'ünïcødé ✓ 🎞', 'x'.repeat(64 * 1024), '{"json":[1,2]}', '123']) {
+      const k = key('value')
+      await store.set(k, value, longTtl)
+      t.equal(await store.get(k), value)
+    }
+  })
+
+  t.test('every write expires after its TTL', async (t) => {
+    const plain = key('ttl-set')
+    const ifAbsent = key('ttl-setIfAbsent')
+    const cas = key('ttl-cas')
+    const counter = key('ttl-counter')
+    await store.set(plain, 'v', shortTtl)
+    t.equal(await store.setIfAbsent(ifAbsent, 'v', shortTtl), true)
+    t.equal(await store.compareAndSet(cas, undefined, 'v', shortTtl), true)
+    await store.increment(counter, shortTtl)
+    t.equal(await store.get(plain), 'v', 'alive before the TTL')
+    await sleep(pastShortTtl)
+    for (const k of [plain, ifAbsent, cas, counter]) t.equal(await store.get(k), undefined, 'gone after the TTL')
+    t.equal(await store.take(plain), undefined, 'an expired key cannot be taken')
+  })
+
+  t.test('a set replaces the TTL too', async (t) => {
+    const k = key('ttl-replace')
+    await store.set(k, 'short', shortTtl)
+    await store.set(k, 'long', longTtl)
+    await sleep(pastShortTtl)
+    t.equal(await store.get(k), 'long')
+  })
+
+  t.test('setIfAbsent writes only when absent or expired', async (t) => {
+    const k = key('nx')
+    t.equal(await store.setIfAbsent(k, 'first', shortTtl), true)
+    t.equal(await store.setIfAbsent(k, 'second', longTtl), false)
+    t.equal(await store.get(k), 'first', 'the loser did not write')
+    await sleep(pastShortTtl)
+    t.equal(await store.setIfAbsent(k, 'third', longTtl), true, 'an expired key counts as absent')
+    t.equal(await store.get(k), 'third')
+  })
+
+  t.test('take reads and deletes once', async (t) => {
+    const k = key('take')
+    await store.set(k, 'once', longTtl)
+    t.equal(await store.take(k), 'once')
+    t.equal(await store.take(k), undefined, 'the second take finds nothing')
+    t.equal(await store.get(k), undefined)
+    t.equal(await store.take(key('never')), undefined)
+  })
+
+  t.test('concurrent takes of one record: exactly one gets it', async (t) => {
+    const k = key('take-race')
+    await store.set(k, 'single-use', longTtl)
+    const results = await Promise.all(Array.from({ length: 20 }, () => store.take(k)))
+    t.same(results.filter((value) => value !== undefined), ['single-use'])
+  })
+
+  t.test('compareAndSet', async (t) => {
+    const k = key('cas')
+    t.equal(await store.compareAndSet(k, 'nothing', 'v1', longTtl), false, 'absent key does not equal a value')
+    t.equal(await store.get(k), undefined)
+    t.equal(await store.compareAndSet(k, undefined, 'v1', longTtl), true, 'expected undefined: writes when absent')
+    t.equal(await store.compareAndSet(k, undefined, 'v2', longTtl), false, 'expected undefined: refuses when present')
+    t.equal(await store.compareAndSet(k, 'v0', 'v2', longTtl), false, 'stale expectation loses')
+    t.equal(await store.get(k), 'v1', 'loser wrote nothing')
+    t.equal(await store.compareAndSet(k, 'v1', 'v2', shortTtl), true, 'matching expectation wins')
+    t.equal(await store.get(k), 'v2')
+    await sleep(pastShortTtl)
+    t.equal(await store.get(k), undefined, 'with the new TTL')
+    t.equal(await store.compareAndSet(k, 'v2', 'v3', longTtl), false, 'expired value no longer matches')
+    t.equal(await store.compareAndSet(k, undefined, 'v3', longTtl), true, 'expired counts as absent')
+  })
+
+  t.test('compareAndSet on an empty-string value', async (t) => {
+    const k = key('cas-empty')
+    await store.set(k, '', longTtl)
+    t.equal(await store.compareAndSet(k, undefined, 'x', longTtl), false, 'empty string is present, not absent')
+    t.equal(await store.compareAndSet(k, '', 'x', longTtl), true)
+    t.equal(await store.get(k), 'x')
+  })
+
+  t.test('concurrent compareAndSet from one version: exactly one wins', async (t) => {
+    const k = key('cas-race')
+    await store.set(k, 'version-1', longTtl)
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.compareAndSet(k, 'version-1', `version-2-by-${i}`, longTtl)))
+    t.equal(results.filter(Boolean).length, 1)
+    const winner = results.indexOf(true)
+    t.equal(await store.get(k), `version-2-by-${winner}`)
+  })
+
+  t.test('concurrent setIfAbsent: exactly one wins', async (t) => {
+    const k = key('nx-race')
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.setIfAbsent(k, `owner-${i}`, longTtl)))
+    t.equal(results.filter(Boolean).length, 1)
+  })
+
+  t.test('deleteIfEquals', async (t) => {
+    const k = key('del-eq')
+    t.equal(await store.deleteIfEquals(k, 'owner'), false, 'absent')
+    await store.set(k, 'owner', longTtl)
+    t.equal(await store.deleteIfEquals(k, 'intruder'), false, 'someone else cannot delete it')
+    t.equal(await store.get(k), 'owner')
+    t.equal(await store.deleteIfEquals(k, 'owner'), true)
+    t.equal(await store.get(k), undefined)
+    t.equal(await store.deleteIfEquals(k, 'owner'), false, 'only once')
+  })
+
+  t.test('expireIfEquals', async (t) => {
+    const k = key('exp-eq')
+    t.equal(await store.expireIfEquals(k, 'owner', longTtl), false, 'absent')
+    t.equal(await store.get(k), undefined, 'and it did not create the key')
+    await store.set(k, 'owner', shortTtl)
+    t.equal(await store.expireIfEquals(k, 'intruder', longTtl), false, 'someone else cannot extend it')
+    t.equal(await store.expireIfEquals(k, 'owner', longTtl), true, 'the owner can')
+    await sleep(pastShortTtl)
+    t.equal(await store.get(k), 'owner', 'lived past the first TTL')
+    t.equal(await store.expireIfEquals(k, 'owner', shortTtl), true, 'can shorten it too')
+    await sleep(pastShortTtl)
+    t.equal(await store.get(k), undefined)
+
+    const other = key('exp-eq-other')
+    await store.set(other, 'owner', shortTtl)
+    t.equal(await store.expireIfEquals(other, 'intruder', longTtl), false)
+    await sleep(pastShortTtl)
+    t.equal(await store.get(other), undefined, 'a refused renewal did not extend it')
+  })
+
+  t.test('increment counts within a fixed window', async (t) => {
+    const k = key('counter')
+    const first = await store.increment(k, 300)
+    t.equal(first.count, 1)
+    t.ok(first.ttlMs > 250 && first.ttlMs <= 300, `first increment starts the window (${first.ttlMs} ms left)`)
+    await sleep(100)
+    const second = await store.increment(k, 300)
+    t.equal(second.count, 2)
+    t.ok(second.ttlMs > 0 && second.ttlMs <= 220, `later increments do not extend it (${second.ttlMs} ms left)`)
+    t.equal(await store.get(k), '2', 'the counter reads as a decimal string')
+    await sleep(300)
+    const fresh = await store.increment(k, 300)
+    t.equal(fresh.count, 1, 'a new window starts after expiry')
+  })
+
+  t.test('concurrent increments are not lost', async (t) => {
+    const k = key('counter-race')
+    const results = await Promise.all(Array.from({ length: 25 }, () => store.increment(k, longTtl)))
+    t.same(results.map((result) => result.count).sort((a, b) => a - b), Array.from({ length: 25 }, (_, i) => i + 1))
+  })
+
+  t.test('increment of a value that is not a counter rejects', async (t) => {
+    const k = key('not-a-counter')
+    await store.set(k, 'abc', longTtl)
+    await t.rejects(store.increment(k, longTtl))
+    t.equal(await store.get(k), 'abc')
+  })
+
+  t.test('TTLs must be positive and finite', async (t) => {
+    for (const ttl of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      await t.rejects(store.set(key('bad-ttl'), 'v', ttl), RangeError, `set ttl ${ttl}`)
+      await t.rejects(store.setIfAbsent(key('bad-ttl'), 'v', ttl), RangeError)
+      await t.rejects(store.compareAndSet(key('bad-ttl'), undefined, 'v', ttl), RangeError)
+      await t.rejects(store.expireIfEquals(key('bad-ttl'), 'v', ttl), RangeError)
+      await t.rejects(store.increment(key('bad-ttl'), ttl), RangeError)
+    }
+    const fractional = key('fractional-ttl')
+    await store.set(fractional, 'v', 0.4)
+    t.pass('fractional TTLs are rounded up, not refused')
+  })
+
+  t.test('ping resolves while the backend is up', async (t) => {
+    await t.resolves(store.ping())
+  })
+
+  t.test('after close every operation rejects with StoreUnavailableError', async (t) => {
+    const closing = openStore()
+    await closing.set(key('closing'), 'v', longTtl)
+    await closing.close()
+    await t.resolves(closing.close(), 'close is idempotent')
+    await t.rejects(closing.get(key('closing')), StoreUnavailableError)
+    await t.rejects(closing.set(key('closing'), 'v', longTtl), StoreUnavailableError)
+    await t.rejects(closing.ping(), StoreUnavailableError)
+  })
+}
