@@ -1,0 +1,71 @@
+// Steps a person takes on the demo page and on the emulator's consent page, written once for
+// the browser tests. Each step waits for the page to settle, so tests read as a story.
+import { mkdir } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import type { Page } from 'playwright-core'
+
+/** Screenshots go to test-artifacts/ at the project root (git-ignored), for people to look at. */
+const artifactsDir = fileURLToPath(new URL('../../test-artifacts/browser/', import.meta.url))
+
+export async function screenshot (page: Page, name: string): Promise<void> {
+  await mkdir(artifactsDir, { recursive: true })
+  await page.screenshot({ path: `${artifactsDir}${name}.png`, fullPage: true })
+}
+
+export type SessionState = 'signed-in' | 'signed-out' | 'error'
+
+export async function waitForSession (page: Page, state: SessionState): Promise<void> {
+  await page.waitForSelector(`body[data-session="${state}"]`)
+}
+
+/** On the emulator's consent page: pick the user and approve or deny; back on the demo page. */
+export async function consentAs (page: Page, demoUrl: string, user: string, decision: 'approve' | 'deny' = 'approve'): Promise<void> {
+  await page.waitForSelector(`#user-${user}`)
+  await page.check(`#user-${user}`)
+  await Promise.all([
+    page.waitForURL((url) => url.href.startsWith(`${demoUrl}/`)),
+    page.click(`#${decision}`)
+  ])
+}
+
+/** Follows a link on the demo page (sign-in, grant) to the emulator's consent page. */
+export async function followToConsent (page: Page, selector: string, emulatorBaseUrl: string): Promise<void> {
+  await Promise.all([
+    page.waitForURL((url) => url.href.startsWith(`${emulatorBaseUrl}/api/oauth2/authorize`)),
+    page.click(selector)
+  ])
+}
+
+export async function signInAs (page: Page, demoUrl: string, emulatorBaseUrl: string, user: string): Promise<void> {
+  await followToConsent(page, '#sign-in', emulatorBaseUrl)
+  await consentAs(page, demoUrl, user)
+  await waitForSession(page, 'signed-in')
+}
+
+export async function chooseFiles (page: Page, paths: string[], folderId: number, title = ''): Promise<void> {
+  await page.fill('#folder-id', String(folderId))
+  await page.fill('#upload-title', title)
+  await page.setInputFiles('#file-input', paths)
+  await page.waitForFunction((count) => document.querySelectorAll('#chosen-files [data-testid="chosen-file"]').length === count, paths.length)
+}
+
+/** Drops files made in the page onto the drop zone, as a drag from the desktop would. */
+export async function dropFiles (page: Page, files: Array<{ name: string, text: string }>): Promise<void> {
+  const dataTransfer = await page.evaluateHandle((list) => {
+    const transfer = new DataTransfer()
+    for (const { name, text } of list) transfer.items.add(new File([text], name, { type: 'application/octet-stream' }))
+    return transfer
+  }, files)
+  await page.dispatchEvent('#drop-zone', 'drop', { dataTransfer })
+  await dataTransfer.dispose()
+}
+
+/** Waits for the notice with this code and returns its text. */
+export async function noticeWithCode (page: Page, code: string): Promise<string> {
+  const notice = await page.waitForSelector(`#notice[data-code="${code}"]:not([hidden])`)
+  return (await notice.textContent()) ?? ''
+}
+
+export async function scopeChips (page: Page): Promise<string[]> {
+  return await page.$$eval('#scope-list [data-scope]', (chips) => chips.map((chip) => chip.getAttribute('data-scope') ?? ''))
+}
