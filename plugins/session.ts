@@ -57,7 +57,9 @@ export default fp(async (app) => {
     })
   })
 
-  app.addHook('preHandler', async (request, reply) => {
+  // onRequest (after @fastify/session's own) so that even a request that later fails validation
+  // keeps the cookie alive.
+  app.addHook('onRequest', async (request, reply) => {
     const session = request.session
     if (session?.authenticatedAt === undefined) return
     const now = Date.now()
@@ -66,7 +68,12 @@ export default fp(async (app) => {
       await endSignIn(request, reply)
       return
     }
-    if (idle > TOUCH_INTERVAL_MS) session.lastSeen = now
+    // A cookie signed with an older SESSION_SECRETS entry: @fastify/session re-signs the id with
+    // the first secret but, for a session this request does not modify, clears the cookie instead
+    // of sending the new one (saveUninitialized: false). Touching the session sends the re-signed
+    // cookie and re-seals the record with the current TOKEN_KEYS entry.
+    const signedWithOldSecret = request.cookies[settings.cookieName] !== session.encryptedSessionId
+    if (idle > TOUCH_INTERVAL_MS || signedWithOldSecret) session.lastSeen = now
   })
 }, { name: 'session', dependencies: ['config', 'stores'] })
 

@@ -10,8 +10,10 @@ import docsPlugin from '../plugins/docs.js'
 import securityHeadersPlugin from '../plugins/security-headers.js'
 import storesPlugin from '../plugins/stores.js'
 import sessionPlugin from '../plugins/session.js'
+import corsPlugin from '../plugins/cors.js'
 import csrfPlugin from '../plugins/csrf.js'
 import errorsPlugin from '../plugins/errors.js'
+import closingPlugin from '../plugins/closing.js'
 import mediaPlugin from '../plugins/media.js'
 import grantsPlugin from '../plugins/grants.js'
 import rateLimitPlugin from '../plugins/rate-limit.js'
@@ -32,6 +34,8 @@ export async function app (fastify: FastifyInstance, { config }: AppOptions): Pr
   await fastify.register(storesPlugin)
   await fastify.register(sessionPlugin)
   await fastify.register(errorsPlugin)
+  await fastify.register(closingPlugin)
+  await fastify.register(corsPlugin)
   await fastify.register(csrfPlugin)
   await fastify.register(mediaPlugin)
   await fastify.register(grantsPlugin)

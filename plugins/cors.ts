@@ -1,0 +1,18 @@
+// CORS for front-ends served from another origin listed in ALLOWED_ORIGINS (same site, e.g.
+// www.example.org calling media.example.org): credentials allowed, only our methods and the
+// X-CSRF header. Any other origin gets no CORS headers, so its browser refuses the preflight
+// that X-CSRF forces.
+import fp from 'fastify-plugin'
+import cors from '@fastify/cors'
+
+export default fp(async (app) => {
+  const allowed = new Set(app.config.allowedOrigins)
+  await app.register(cors, {
+    origin: (origin, callback) => { callback(null, origin !== undefined && allowed.has(origin)) },
+    credentials: true,
+    methods: ['GET', 'POST'],
+    allowedHeaders: ['content-type', 'x-csrf'],
+    maxAge: 600,
+    strictPreflight: true
+  })
+}, { name: 'cors', dependencies: ['config'] })

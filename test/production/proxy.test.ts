@@ -1,0 +1,116 @@
+// The production topology behind real nginx: sign-in, register and finish over https, one
+// session served by both replicas, Secure __Host- cookies through the proxy, and forwarded
+// headers believed only from the proxy's address.
+import t from 'tap'
+import { request } from 'undici'
+import { Browser, parseSetCookie, type HttpResponse } from '../helpers/http-client.js'
+import { consent, onServer, signIn, startLogin } from '../helpers/sign-in.js'
+import { uploadDirect } from '../helpers/direct-upload.js'
+import { nextGoesTo, startProductionStack } from './stack.js'
+
+const COOKIE = '__Host-media-bff'
+
+const sessionCookie = (response: HttpResponse): ReturnType<typeof parseSetCookie> | undefined =>
+  response.setCookies.map(parseSetCookie).find((cookie) => cookie.name === COOKIE)
+
+const stack = await startProductionStack(t)
+const [replicaA, replicaB] = stack.replicas as [typeof stack.replicas[0], typeof stack.replicas[0]]
+
+t.test('sign in through one replica, register and finish served by the other, all through nginx', async (t) => {
+  const browser = stack.browser()
+  const { callback, authorizeUrl } = await signIn(browser)
+  t.equal(new URL(authorizeUrl).searchParams.get('redirect_uri'), `${stack.publicUrl}/auth/callback`)
+  t.equal(callback.status, 302)
+  const signedInOn = stack.servedBy(callback)
+  const other = signedInOn === replicaA ? replicaB : replicaA
+
+  const cookie = sessionCookie(callback)
+  t.ok(cookie, 'the callback set the session cookie')
+  t.match(cookie?.attributes, { secure: true, httponly: true, path: '/', samesite: 'Lax' }, 'Secure, HttpOnly, Path=/, SameSite=Lax through the proxy')
+  t.notOk(cookie?.attributes.domain, '__Host- cookies carry no Domain')
+
+  await nextGoesTo(stack, other)
+  const session = await browser.get('/auth/session')
+  t.equal(stack.servedBy(session), other, `/auth/session served by ${other.name}`)
+  t.match(session.json(), { authenticated: true, user: { name: 'Alice Example' }, scopes: ['basic', 'user.info', 'upload'] })
+
+  await nextGoesTo(stack, other)
+  const registered = await browser.post('/uploads/register', { folder_id: 0, title: 'Through the proxy' })
+  t.equal(registered.status, 200, registered.text)
+  t.equal(stack.servedBy(registered), other, `register served by ${other.name}, not ${signedInOn.name} that signed in`)
+  const record = registered.json()
+  t.equal((await uploadDirect(record.url_upload_direct, 'proxy.txt', 'via nginx')).status, 200)
+
+  await nextGoesTo(stack, signedInOn)
+  const finished = await browser.post(record.finish_url)
+  t.equal(finished.status, 200, finished.text)
+  t.equal(stack.servedBy(finished), signedInOn, `finish of a registration made on ${other.name} served by ${signedInOn.name}`)
+  t.match(finished.json(), { status: 'success', files: [{ filename: 'proxy.txt' }] })
+
+  // The replicas' own logs agree with the proxy: each one served part of this sign-in.
+  const served = (replica: typeof replicaA, path: string): boolean =>
+    replica.logs().some((line) => line.msg === 'incoming request' && (line.req as { path?: string } | undefined)?.path === path)
+  t.ok(served(signedInOn, '/auth/callback'), `${signedInOn.name} logged the callback`)
+  t.notOk(served(other, '/auth/callback'), `${other.name} never saw the callback`)
+  t.ok(served(other, '/uploads/register'), `${other.name} logged the registration`)
+})
+
+t.test('plain http is redirected to https with the path kept', async (t) => {
+  const answer = await request(`${stack.nginx.httpUrl}/auth/session?x=1`)
+  await answer.body.dump()
+  t.equal(answer.statusCode, 308)
+  t.equal(answer.headers.location, `${stack.publicUrl}/auth/session?x=1`)
+})
+
+t.test('the proxy does not publish /metrics; each replica serves it on its own address', async (t) => {
+  const browser = stack.browser()
+  t.equal((await browser.get('/metrics')).status, 404)
+  const direct = await request(`${replicaA.url}/metrics`)
+  t.equal(direct.statusCode, 200)
+  t.match(await direct.body.text(), /media_bff_http_request_duration_seconds/)
+})
+
+t.test('X-Forwarded-For: believed from the proxy, a client\'s own entries ignored', async (t) => {
+  const loggedIp = async (replica: typeof replicaA, path: string): Promise<unknown> => {
+    const line = await replica.waitForLog((l) => l.msg === 'incoming request' && (l.req as { path?: string } | undefined)?.path === path)
+    return (line.req as { ip?: unknown }).ip
+  }
+  const viaProxy = `/not-here-${Date.now()}`
+  const answer = await stack.browser().get(viaProxy, { 'x-forwarded-for': '203.0.113.9' })
+  t.equal(answer.status, 404)
+  t.equal(await loggedIp(stack.servedBy(answer), viaProxy), '127.0.0.1', 'the address nginx saw, not the one the client wrote')
+
+  const direct = `/not-here-direct-${Date.now()}`
+  await new Browser(replicaA.url).get(direct, { 'x-forwarded-for': '203.0.113.9' })
+  t.equal(await loggedIp(replicaA, direct), '127.0.0.1', 'from an address outside TRUST_PROXY the header is ignored')
+})
+
+t.test('X-Forwarded-Proto: honoured from TRUST_PROXY only; the redirect URI never changes', async (t) => {
+  const walk = async (browser: Browser): Promise<{ authorizeUrl: string, callback: HttpResponse }> => {
+    const authorizeUrl = await startLogin(browser)
+    const callbackUrl = await consent(browser, authorizeUrl)
+    return { authorizeUrl, callback: await browser.get(onServer(browser, callbackUrl)) }
+  }
+  const redirectUri = (authorizeUrl: string): string | null => new URL(authorizeUrl).searchParams.get('redirect_uri')
+
+  // The replica trusts only nginx's address (127.0.0.2); the test calls it from 127.0.0.1.
+  t.not(stack.env.TRUST_PROXY, '127.0.0.1')
+  const claimed = new Browser(replicaA.url, { 'x-forwarded-proto': 'https' })
+  const untrusted = await walk(claimed)
+  t.equal(redirectUri(untrusted.authorizeUrl), `${stack.publicUrl}/auth/callback`, 'redirect URI from PUBLIC_URL, not from the request')
+  t.equal(untrusted.callback.status, 302)
+  t.notOk(sessionCookie(untrusted.callback), 'request.protocol stayed http: no Secure session cookie issued')
+  t.equal((await claimed.get('/auth/session')).json().authenticated, false)
+
+  const proxied = await walk(stack.browser())
+  t.equal(redirectUri(proxied.authorizeUrl), `${stack.publicUrl}/auth/callback`)
+  t.match(sessionCookie(proxied.callback)?.attributes, { secure: true }, 'nginx\'s X-Forwarded-Proto makes the request https')
+
+  // A replica that trusts the test's own address believes the very same header.
+  const replicaC = await stack.startReplica('replica-c', { TRUST_PROXY: '127.0.0.1' })
+  const believed = new Browser(replicaC.url, { 'x-forwarded-proto': 'https' })
+  const trusted = await walk(believed)
+  t.equal(redirectUri(trusted.authorizeUrl), `${stack.publicUrl}/auth/callback`)
+  t.match(sessionCookie(trusted.callback)?.attributes, { secure: true })
+  t.equal((await believed.get('/auth/session')).json().authenticated, true)
+})

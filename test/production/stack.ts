@@ -1,0 +1,158 @@
+// The production topology of docker/compose.yaml, run natively for one test: real nginx from
+// docker/nginx.conf terminating TLS with a self-signed certificate, media-bff replicas as
+// separate processes started from src/server.ts, a real redis-server with AOF, and the emulator
+// as the media service. Everything started is torn down in t.teardown, even after a failure.
+import { randomBytes } from 'node:crypto'
+import { Agent, getGlobalDispatcher, setGlobalDispatcher } from 'undici'
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js'
+import { Browser, type HttpResponse } from '../helpers/http-client.js'
+import { startNginx, type RunningNginx } from '../helpers/nginx.js'
+import { freePort } from '../helpers/ports.js'
+import { startBffProcess, type BffProcess, type Env } from '../helpers/processes.js'
+import { startRedis, type RedisServer } from '../helpers/redis.js'
+import { makeSelfSignedCert, type SelfSignedCert } from '../helpers/tls.js'
+
+interface Teardown { teardown: (fn: () => Promise<void> | void) => void }
+
+// tap drops the remaining teardowns once one fails; a stuck process must not leave Redis,
+// nginx and the others running, so each step reports its failure and lets the next one run.
+function cleanup (t: Teardown, what: string, step: () => Promise<void>): void {
+  t.teardown(async () => {
+    try {
+      await step()
+    } catch (error) {
+      process.stderr.write(`teardown of ${what} failed: ${(error as Error).message}\n`)
+    }
+  })
+}
+
+export interface ProductionStack {
+  cert: SelfSignedCert
+  redis: RedisServer
+  emulator: RunningEmulator
+  replicas: BffProcess[]
+  nginx: RunningNginx
+  /** https://localhost:port, where nginx serves PUBLIC_URL. */
+  publicUrl: string
+  keyPrefix: string
+  /** The environment every replica started with. */
+  env: Env
+  /** A browser talking to nginx over https. */
+  browser: () => Browser
+  /** Starts one more media-bff on the same Redis and emulator (not behind nginx). */
+  startReplica: (name: string, changes?: Env) => Promise<BffProcess>
+  /** The replica that answered, from the X-Test-Upstream header nginx adds in these tests. */
+  servedBy: (response: HttpResponse) => BffProcess
+}
+
+export interface StackOptions {
+  replicas?: number
+  env?: Env
+  emulator?: EmulatorOptions
+}
+
+/** The address nginx connects to the replicas from: any 127/8 address is loopback on Linux. */
+export const PROXY_ADDRESS = '127.0.0.2'
+
+export const newSessionSecret = (): string => randomBytes(32).toString('base64url')
+export const newTokenKey = (id: string): string => `${id}:${randomBytes(32).toString('base64')}`
+
+export async function startProductionStack (t: Teardown, options: StackOptions = {}): Promise<ProductionStack> {
+  const cert = await makeSelfSignedCert()
+  cleanup(t, 'the certificate', cert.remove)
+  // Browser (undici.request) and fetch use the global dispatcher: trust exactly our certificate.
+  const previousDispatcher = getGlobalDispatcher()
+  const agent = new Agent({ connect: { ca: cert.cert } })
+  setGlobalDispatcher(agent)
+  cleanup(t, 'the https agent', async () => {
+    setGlobalDispatcher(previousDispatcher)
+    await agent.close()
+  })
+
+  const redis = await startRedis()
+  cleanup(t, 'redis', redis.destroy)
+
+  const httpsPort = await freePort()
+  const publicUrl = `https://localhost:${httpsPort}`
+  const emulator = await startEmulator({ apiPort: 0, uploadPort: 0, redirectUri: `${publicUrl}/auth/callback`, ...options.emulator })
+  cleanup(t, 'the emulator', emulator.stop)
+
+  const keyPrefix = `prod-${randomBytes(4).toString('hex')}:`
+  const env: Env = {
+    NODE_ENV: 'production',
+    PUBLIC_URL: publicUrl,
+    LOG_LEVEL: 'info',
+    // nginx reaches the replicas from 127.0.0.2 (proxy_bind below): the proxy has an address of
+    // its own, as in compose, and the test's direct requests from 127.0.0.1 are not trusted.
+    TRUST_PROXY: PROXY_ADDRESS,
+    MEDIA_BASE_URL: emulator.baseUrl,
+    // The emulator speaks plain http; a production start refuses that unless told.
+    ALLOW_INSECURE_UPSTREAM: 'on',
+    OAUTH_CLIENT_ID: emulator.clientId,
+    OAUTH_CLIENT_SECRET: emulator.clientSecret,
+    OAUTH_SCOPES: 'basic user.info upload',
+    SESSION_SECRETS: newSessionSecret(),
+    TOKEN_KEYS: newTokenKey('k1'),
+    REDIS_URL: redis.url,
+    REDIS_KEY_PREFIX: keyPrefix,
+    // Every request of these tests comes from 127.0.0.1.
+    RATE_LIMIT_LOGIN_PER_MINUTE: '10000',
+    RATE_LIMIT_REGISTER_PER_MINUTE: '10000',
+    ...options.env
+  }
+
+  const startReplica = async (name: string, changes: Env = {}): Promise<BffProcess> => {
+    const replica = await startBffProcess({ name, env: { ...env, ...changes } })
+    cleanup(t, name, async () => { await replica.stop('SIGTERM') })
+    return replica
+  }
+  const names = Array.from({ length: options.replicas ?? 2 }, (_, index) => `replica-${String.fromCharCode(97 + index)}`)
+  const replicas = await Promise.all(names.map(async (name) => await startReplica(name)))
+
+  const nginx = await startNginx({
+    upstreams: replicas.map((replica) => `127.0.0.1:${replica.port}`),
+    certFile: cert.certFile,
+    keyFile: cert.keyFile,
+    httpsPort,
+    extraServerDirectives: [
+      `proxy_bind ${PROXY_ADDRESS};`,
+      // Test-only: which replica answered, so tests can prove where a request was served.
+      'add_header X-Test-Upstream $upstream_addr always;'
+    ]
+  })
+  cleanup(t, 'nginx', nginx.stop)
+
+  return {
+    cert,
+    redis,
+    emulator,
+    replicas,
+    nginx,
+    publicUrl,
+    keyPrefix,
+    env,
+    browser: () => new Browser(publicUrl),
+    startReplica,
+    servedBy: (response) => {
+      const upstream = String(response.headers['x-test-upstream'] ?? '')
+      // After a retry nginx lists every upstream tried ("a, b"); the last one answered.
+      const last = upstream.split(',').pop()?.trim() ?? ''
+      const replica = replicas.find((candidate) => last === `127.0.0.1:${candidate.port}`)
+      if (replica === undefined) throw new Error(`no replica served this response (X-Test-Upstream: "${upstream}", status ${response.status})`)
+      return replica
+    }
+  }
+}
+
+/**
+ * Sends GET /healthz through nginx until a replica other than `wanted` answers: with two
+ * replicas in round robin (one worker, see nginx.ts) the next request then goes to `wanted`.
+ */
+export async function nextGoesTo (stack: ProductionStack, wanted: BffProcess): Promise<void> {
+  const browser = new Browser(stack.publicUrl)
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const answer = await browser.get('/healthz')
+    if (stack.servedBy(answer) !== wanted) return
+  }
+  throw new Error(`nginx sent every request to ${wanted.name}: round robin is not alternating`)
+}
