@@ -1,0 +1,28 @@
+// Everything the route handlers share: settings (some changeable at run time), the origins,
+// and the in-memory state. One context per running emulator, so emulators in one process never
+// see each other's tokens.
+import type { EmulatorCounters } from './counters.js'
+import type { FaultTable } from './faults.js'
+import type { FixtureUser } from './fixture-users.js'
+import type { EmulatorSettings } from './options.js'
+import type { AuthorizationCodeStore } from './oauth/authorization-codes.js'
+import type { TokenStore } from './oauth/token-store.js'
+import type { UploadStore } from './upload/upload-store.js'
+
+export interface EmulatorContext {
+  settings: EmulatorSettings
+  apiOrigin: string
+  /** The tenant base URL; the API is at baseUrl + '/api'. */
+  baseUrl: string
+  uploadOrigin: string
+  dataDir: string
+  counters: EmulatorCounters
+  faults: FaultTable
+  tokens: TokenStore
+  codes: AuthorizationCodeStore
+  uploads: UploadStore
+}
+
+export function findUser (context: EmulatorContext, name: string): FixtureUser | undefined {
+  return context.settings.users.find((user) => user.name === name)
+}

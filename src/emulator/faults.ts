@@ -1,0 +1,156 @@
+// Fault injection: makes named endpoints slow, failing, silent or nonsensical on demand, so the
+// BFF's timeouts, retries and error mapping can be tested against a real socket. The HTTP hook
+// and RunningEmulator.injectFault both go through parseFault and the same FaultTable.
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { EmulatorError, errorBody } from './http/emulator-error.js'
+import { sendJson } from './http/responses.js'
+import { abandonRequestBody } from './http/router.js'
+
+export const faultEndpoints = ['token', 'authorize', 'user_info', 'upload_id', 'finish', 'upload_direct', '*'] as const
+
+export type FaultEndpoint = typeof faultEndpoints[number]
+
+export interface FaultSpec {
+  endpoint: FaultEndpoint
+  /** Every call waits this long, until the faults are cleared. */
+  delayMs?: number
+  /** The next failCount calls answer this status with a JSON error body. */
+  failStatus?: number
+  /** How many calls fail (failStatus, drop or malformed). Default 1. */
+  failCount?: number
+  /** The next failCount calls get no answer: the socket is destroyed. */
+  drop?: boolean
+  /** The next failCount calls get 200 with a body that is not valid JSON. */
+  malformed?: boolean
+}
+
+interface ActiveFault {
+  spec: FaultSpec
+  remaining: number
+}
+
+export interface FaultTable {
+  inject: (spec: FaultSpec) => void
+  clear: () => void
+  list: () => Array<FaultSpec & { remaining: number }>
+  /** Applies any fault for the endpoint; false when the fault answered (or dropped) the call. */
+  apply: (endpoint: string, req: IncomingMessage, res: ServerResponse) => Promise<boolean>
+}
+
+const maxDelayMs = 120_000
+
+export function parseFault (input: unknown): FaultSpec {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) throw faultError('The fault must be a JSON object.')
+  const raw = input as Record<string, unknown>
+  const known = new Set(['endpoint', 'delayMs', 'failStatus', 'failCount', 'drop', 'malformed'])
+  const unknown = Object.keys(raw).filter((key) => !known.has(key))
+  if (unknown.length > 0) throw faultError(`Unknown fault field(s): ${unknown.join(', ')}.`)
+  if (typeof raw.endpoint !== 'string' || !(faultEndpoints as readonly string[]).includes(raw.endpoint)) {
+    throw faultError(`endpoint must be one of ${faultEndpoints.join(', ')}.`)
+  }
+  const spec: FaultSpec = { endpoint: raw.endpoint as FaultEndpoint }
+  const integer = (name: string, min: number, max: number): number | undefined => {
+    const value = raw[name]
+    if (value === undefined) return undefined
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) throw faultError(`${name} must be an integer from ${min} to ${max}.`)
+    return value
+  }
+  const flag = (name: string): boolean | undefined => {
+    const value = raw[name]
+    if (value === undefined) return undefined
+    if (typeof value !== 'boolean') throw faultError(`${name} must be true or false.`)
+    return value
+  }
+  const delayMs = integer('delayMs', 0, maxDelayMs)
+  const failStatus = integer('failStatus', 400, 599)
+  const failCount = integer('failCount', 1, 1_000_000)
+  const drop = flag('drop')
+  const malformed = flag('malformed')
+  if (delayMs !== undefined) spec.delayMs = delayMs
+  if (failStatus !== undefined) spec.failStatus = failStatus
+  if (failCount !== undefined) spec.failCount = failCount
+  if (drop === true) spec.drop = true
+  if (malformed === true) spec.malformed = true
+  const kinds = [spec.failStatus !== undefined, spec.drop === true, spec.malformed === true].filter(Boolean).length
+  if (kinds > 1) throw faultError('Choose one of failStatus, drop and malformed per fault.')
+  if (kinds === 0 && spec.delayMs === undefined) throw faultError('A fault needs delayMs, failStatus, drop or malformed.')
+  if (kinds === 0 && spec.failCount !== undefined) throw faultError('failCount needs failStatus, drop or malformed.')
+  return spec
+}
+
+export function createFaultTable (): FaultTable {
+  // Delays and failures are kept apart so a delay and a failure for one endpoint can be combined
+  // by two calls; a new fault of the same kind for the same endpoint replaces the old one.
+  const delays = new Map<string, number>()
+  const failures = new Map<string, ActiveFault>()
+
+  const failing = (endpoint: string): ActiveFault | undefined => {
+    for (const key of [endpoint, '*']) {
+      const fault = failures.get(key)
+      if (fault !== undefined && fault.remaining > 0) return fault
+    }
+    return undefined
+  }
+
+  return {
+    inject (spec) {
+      if (spec.delayMs !== undefined) delays.set(spec.endpoint, spec.delayMs)
+      if (spec.failStatus !== undefined || spec.drop === true || spec.malformed === true) {
+        failures.set(spec.endpoint, { spec: { ...spec }, remaining: spec.failCount ?? 1 })
+      }
+    },
+    clear () {
+      delays.clear()
+      failures.clear()
+    },
+    list () {
+      const listed: Array<FaultSpec & { remaining: number }> = []
+      for (const [endpoint, delayMs] of delays) listed.push({ endpoint: endpoint as FaultEndpoint, delayMs, remaining: 0 })
+      for (const fault of failures.values()) {
+        const { delayMs: _ignored, ...failure } = fault.spec
+        listed.push({ ...failure, remaining: fault.remaining })
+      }
+      return listed
+    },
+    async apply (endpoint, req, res) {
+      const delayMs = delays.get(endpoint) ?? delays.get('*')
+      if (delayMs !== undefined && delayMs > 0) await delayUnlessClosed(delayMs, res)
+      if (res.destroyed) return false
+      const fault = failing(endpoint)
+      if (fault === undefined) return true
+      fault.remaining -= 1
+      if (fault.spec.drop === true) {
+        res.socket?.destroy()
+        res.destroy()
+        return false
+      }
+      if (!req.complete) abandonRequestBody(req, res)
+      if (fault.spec.malformed === true) {
+        const broken = '{"status": "success", "injected_fault": tr'
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(broken)) })
+        res.end(broken)
+      } else {
+        const status = fault.spec.failStatus ?? 500
+        sendJson(res, status, errorBody('injected_fault', `Fault injected by the emulator: ${endpoint} answers ${status}.`, 'The media service is having trouble; please try again.'))
+      }
+      return false
+    }
+  }
+}
+
+function faultError (description: string): EmulatorError {
+  return new EmulatorError(400, 'invalid_request', description)
+}
+
+/** Waits, but gives up as soon as the client (or stop()) closes the connection. */
+async function delayUnlessClosed (ms: number, res: ServerResponse): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer)
+      res.off('close', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    res.on('close', done)
+  })
+}

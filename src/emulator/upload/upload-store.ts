@@ -1,0 +1,130 @@
+// Upload registrations and stored files, in memory, with the file contents in the data dir
+// (`incoming/` while a file streams in, `files/` once it is accepted).
+import { mkdir, rename, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { ulid } from '../ulid.js'
+import type { UploadOptions } from './upload-options.js'
+
+export interface Registration {
+  ulid: string
+  userName: string
+  folderId: number
+  title: string | undefined
+  options: UploadOptions
+  createdAt: number
+  /** Milliseconds; the URL's `expires` is this rounded up to seconds. */
+  expiresAt: number
+  finished: boolean
+  fileIds: number[]
+  /** Files and bytes of uploads still streaming, so concurrent uploads respect the limits. */
+  reservedFiles: number
+  reservedBytes: number
+  committedBytes: number
+}
+
+export interface StoredFile {
+  fileId: number
+  /** The registration it came through; null for the single-call upload. */
+  ulid: string | null
+  userName: string
+  folderId: number
+  title: string
+  filename: string
+  mimeType: string
+  size: number
+  sha256: string
+  path: string
+  uploadedAt: number
+}
+
+export interface ReceivedFile {
+  tempPath: string
+  filename: string
+  mimeType: string
+  size: number
+  sha256: string
+}
+
+export interface UploadStore {
+  incomingDir: string
+  register: (fields: { userName: string, folderId: number, title: string | undefined, options: UploadOptions }, ttlSeconds: number) => Registration
+  registration: (ulid: string) => Registration | undefined
+  /** Moves a received file into the store. */
+  accept: (received: ReceivedFile, fields: { ulid: string | null, userName: string, folderId: number, title: string }) => Promise<StoredFile>
+  discard: (received: ReceivedFile) => Promise<void>
+  files: () => StoredFile[]
+  file: (fileId: number) => StoredFile | undefined
+  /** Folder ids a user has put something in, or registered uploads for. */
+  foldersOf: (userName: string) => Set<number>
+}
+
+/** Registrations are forgotten a day after they expire (finish answers stay repeatable till then). */
+const keepExpiredMs = 24 * 3600 * 1000
+
+export async function createUploadStore (dataDir: string): Promise<UploadStore> {
+  const incomingDir = join(dataDir, 'incoming')
+  const filesDir = join(dataDir, 'files')
+  await mkdir(incomingDir, { recursive: true })
+  await mkdir(filesDir, { recursive: true })
+  const registrations = new Map<string, Registration>()
+  const files = new Map<number, StoredFile>()
+  let nextFileId = 1001
+
+  return {
+    incomingDir,
+    register (fields, ttlSeconds) {
+      const now = Date.now()
+      for (const [key, old] of registrations) {
+        if (old.expiresAt + keepExpiredMs < now) registrations.delete(key)
+      }
+      const registration: Registration = {
+        ...fields,
+        ulid: ulid(now),
+        createdAt: now,
+        expiresAt: now + Math.round(ttlSeconds * 1000),
+        finished: false,
+        fileIds: [],
+        reservedFiles: 0,
+        reservedBytes: 0,
+        committedBytes: 0
+      }
+      registrations.set(registration.ulid, registration)
+      return registration
+    },
+    registration (key) {
+      return registrations.get(key)
+    },
+    async accept (received, fields) {
+      const fileId = nextFileId++
+      const path = join(filesDir, String(fileId))
+      await rename(received.tempPath, path)
+      const stored: StoredFile = {
+        fileId,
+        ...fields,
+        filename: received.filename,
+        mimeType: received.mimeType,
+        size: received.size,
+        sha256: received.sha256,
+        path,
+        uploadedAt: Date.now()
+      }
+      files.set(fileId, stored)
+      return stored
+    },
+    async discard (received) {
+      await rm(received.tempPath, { force: true })
+    },
+    files () {
+      return [...files.values()]
+    },
+    file (fileId) {
+      return files.get(fileId)
+    },
+    foldersOf (userName) {
+      const folders = new Set<number>([0])
+      for (const file of files.values()) if (file.userName === userName) folders.add(file.folderId)
+      for (const registration of registrations.values()) if (registration.userName === userName) folders.add(registration.folderId)
+      return folders
+    }
+  }
+}
