@@ -3,7 +3,7 @@
 // with alice's private token) is run with the real curl; SIGTERM stops it with exit code 0.
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -18,14 +18,17 @@ const root = fileURLToPath(new URL('../..', import.meta.url))
 const run = promisify(execFile)
 
 /** The README's commands, verbatim after the lines that set TOKEN and API. */
-const readmeFlow = `
-REG=$(curl -sS -X POST -H "Authorization: Private-Token $TOKEN" -F folder_id=0 "$API/api/upload/id")
-echo "$REG"
-UPLOAD_URL=$(node -p 'JSON.parse(process.argv[1]).url_upload_direct' "$REG")
-FINISH_URL=$(node -p 'JSON.parse(process.argv[1]).api.finish' "$REG")
-curl -sS -F file=@photo.jpg -F title="My photo" "$UPLOAD_URL"; echo
-curl -sS -X DELETE -H "Authorization: Private-Token $TOKEN" "$FINISH_URL"; echo
-`
+// The README's curl commands, read from the README itself so the two can never drift: the lines
+// of its "Upload with curl" block from the registration on.
+const readmeFlow = await readReadmeFlow()
+
+async function readReadmeFlow (): Promise<string> {
+  const readme = await readFile(join(root, 'README.md'), 'utf8')
+  const block = /\*\*Upload with curl\*\*[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1]
+  if (block === undefined) throw new Error('README.md has no "Upload with curl" sh block')
+  const lines = block.split('\n')
+  return lines.slice(lines.findIndex((line) => line.startsWith('REG='))).join('\n')
+}
 
 async function ports (): Promise<[number, number]> {
   const api = await freePort()
