@@ -6,6 +6,7 @@ import { startBff, startEmulatorFor, startStack, TEST_SESSION_SECRET, testTokenK
 import { freePort } from '../helpers/ports.js'
 import { signIn } from '../helpers/sign-in.js'
 import type { Browser } from '../helpers/http-client.js'
+import type { RunningEmulator } from '../../src/emulator/index.js'
 
 const redis = await startRedis()
 t.teardown(redis.destroy)
@@ -13,6 +14,16 @@ t.teardown(redis.destroy)
 const SHORT_TTL_S = 2
 const uploadEnv = { OAUTH_SCOPES: 'basic user.info upload', RATE_LIMIT_REGISTER_PER_MINUTE: '100000' }
 const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
+
+/**
+ * Lets the signed-in grant's short-lived token expire, then makes the tokens the emulator issues
+ * from now on long-lived, so a burst that outlasts the short lifetime still needs exactly one
+ * refresh (a second one would be legitimate, not a race).
+ */
+async function expireGrant (emulator: RunningEmulator): Promise<void> {
+  await sleep(SHORT_TTL_S * 1000 + 200)
+  emulator.configure({ accessTokenTtl: 3600 })
+}
 
 async function registerMany (browsers: Browser[], count: number): Promise<number[]> {
   const calls = Array.from({ length: count }, async (_, i) => (await browsers[i % browsers.length]!.post('/uploads/register', { folder_id: 0 })).status)
@@ -24,7 +35,7 @@ t.test('100 concurrent requests on an expired grant: exactly one refresh, all su
   t.teardown(stack.close)
   const browser = stack.bff.browser()
   await signIn(browser)
-  await sleep(SHORT_TTL_S * 1000 + 200)
+  await expireGrant(stack.emulator)
   const before = stack.emulator.counters()
   const statuses = await registerMany([browser], 100)
   const after = stack.emulator.counters()
@@ -32,8 +43,9 @@ t.test('100 concurrent requests on an expired grant: exactly one refresh, all su
   t.equal(after.tokenGrants.refresh_token - before.tokenGrants.refresh_token, 1, 'exactly one refresh')
   t.equal(after.refreshReuseDetections, 0, 'no refresh token reused')
 
-  // The next expiry refreshes with the rotated refresh token: the newest one was kept.
-  await sleep(SHORT_TTL_S * 1000 + 200)
+  // The next refresh (forced by the service refusing the token) redeems the rotated refresh
+  // token: the newest one was kept, or the emulator would detect reuse and end the grant.
+  stack.emulator.injectFault({ endpoint: 'upload_id', failStatus: 401, failCount: 1 })
   t.same(new Set(await registerMany([browser], 20)), new Set([200]))
   t.equal(stack.emulator.counters().tokenGrants.refresh_token - before.tokenGrants.refresh_token, 2)
   t.equal(stack.emulator.counters().refreshReuseDetections, 0)
@@ -58,7 +70,7 @@ async function twoInstances (t: Test, prefix: string, emulatorOptions = {}) {
 t.test('two instances over one Redis: exactly one refresh, all succeed', async (t) => {
   const { emulator, browserA, browserB } = await twoInstances(t, 'two:')
   t.equal((await browserB.get('/auth/session')).json().user.name, 'Alice Example', 'B serves the session A created')
-  await sleep(SHORT_TTL_S * 1000 + 200)
+  await expireGrant(emulator)
   const before = emulator.counters()
   const statuses = await registerMany([browserA, browserB], 100)
   t.same(new Set(statuses), new Set([200]), 'all 100 succeed')
@@ -68,7 +80,7 @@ t.test('two instances over one Redis: exactly one refresh, all succeed', async (
 
 t.test('a refresh slower than the lock lease still happens exactly once', async (t) => {
   const { emulator, browserA, browserB } = await twoInstances(t, 'slow:')
-  await sleep(SHORT_TTL_S * 1000 + 200)
+  await expireGrant(emulator)
   // The lease is 2 s; the token endpoint takes 3.5 s: only renewal keeps the lock.
   emulator.injectFault({ endpoint: 'token', delayMs: 3500 })
   const before = emulator.counters()
