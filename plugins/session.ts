@@ -28,11 +28,15 @@ declare module 'fastify' {
   }
 }
 
-/** lastSeen is written at most this often, so a busy session is not re-saved on every call. */
-const TOUCH_INTERVAL_MS = 60_000
+/**
+ * lastSeen is written at most this often, so a busy session is not re-saved on every call; a
+ * quarter of the idle timeout keeps an active session well clear of it.
+ */
+const MAX_TOUCH_INTERVAL_MS = 60_000
 
 export default fp(async (app) => {
   const { session: settings } = app.config
+  const touchIntervalMs = Math.min(MAX_TOUCH_INTERVAL_MS, settings.idleTimeoutMs / 4)
   await app.register(fastifyCookie)
   await app.register(fastifySession, {
     secret: settings.secrets,
@@ -73,9 +77,21 @@ export default fp(async (app) => {
     // of sending the new one (saveUninitialized: false). Touching the session sends the re-signed
     // cookie and re-seals the record with the current TOKEN_KEYS entry.
     const signedWithOldSecret = request.cookies[settings.cookieName] !== session.encryptedSessionId
-    if (idle > TOUCH_INTERVAL_MS || signedWithOldSecret) session.lastSeen = now
+    if (idle > touchIntervalMs || signedWithOldSecret) session.lastSeen = now
   })
 }, { name: 'session', dependencies: ['config', 'stores'] })
+
+/**
+ * A session object for this request: after endSignIn the request has none (@fastify/session sets
+ * it to null), and the callback needs one to sign the user in afresh.
+ */
+export async function ensureSession (request: FastifyRequest): Promise<FastifyRequest['session']> {
+  if (request.session === null || request.session === undefined) {
+    // An id that fails verification makes @fastify/session start a new, unsaved session.
+    await new Promise<void>((resolve) => { request.server.decryptSession('', request, () => { resolve() }) })
+  }
+  return request.session
+}
 
 /** Ends the sign-in held by this request's session: grant deleted, session destroyed, cookie cleared. */
 export async function endSignIn (request: FastifyRequest, reply: FastifyReply): Promise<void> {

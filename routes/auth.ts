@@ -9,7 +9,7 @@ import { newBrowserBinding } from '../src/oauth/login-transactions.js'
 import { completeSignIn, startSignIn } from '../src/oauth/sign-in.js'
 import { classifyTokenError } from '../src/oauth/token-errors.js'
 import { authErrorPage } from '../src/pages/auth-error-page.js'
-import { endSignIn } from '../plugins/session.js'
+import { endSignIn, ensureSession } from '../plugins/session.js'
 import { LOGIN_URL } from '../plugins/errors.js'
 import { ErrorBody } from './schemas.js'
 
@@ -54,7 +54,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { tags: ['auth'], summary: 'Start a sign-in (browser navigation)', querystring: LoginQuery, response: { 400: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
     onRequest: app.rateLimitLogin
   }, async (request, reply) => {
-    const { query, session } = request
+    const { query } = request
+    const session = request.session as Partial<typeof request.session> | null
     const returnTo = query.return_to ?? '/'
     if (!isSafeReturnPath(returnTo)) {
       throw new AppError('invalid_request', 'return_to must be a path on this site, such as /uploads.', { details: { field: 'return_to' } })
@@ -64,13 +65,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     if (unknown.length > 0) {
       throw new AppError('invalid_request', `Unknown scope ${unknown.join(', ')}.`, { details: { field: 'scope', known_scopes: KNOWN_SCOPES } })
     }
-    const tenant = query.tenant ?? session.tenant ?? config.defaultTenant
+    const tenant = query.tenant ?? session?.tenant ?? config.defaultTenant
     if (!config.tenants.has(tenant)) {
       throw new AppError('invalid_request', `Unknown tenant ${tenant}.`, { details: { field: 'tenant' } })
     }
     // Re-authorization keeps what the session already has on the same tenant.
     let grantedScopes: string[] = []
-    if (session.grantId !== undefined && session.tenant === tenant) {
+    if (session?.grantId !== undefined && session.tenant === tenant) {
       grantedScopes = (await app.grants.read(session.grantId))?.grant.scopes ?? []
     }
     const existing = request.cookies[bindingCookie]
@@ -120,7 +121,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     }
 
     // Remember what must survive a re-authorization, then rotate the session id (no fixation).
-    const previous = request.session
+    const previous = await ensureSession(request)
     const sameUser = previous.user?.id !== undefined && previous.user.id === completed.user.userId && previous.tenant === transaction.tenant
     const carriedDenials = sameUser && transaction.addedScopes.length > 0 ? previous.deniedScopes ?? [] : []
     const uploadOwner = sameUser ? previous.uploadOwner : undefined
@@ -147,7 +148,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     reply.header('cache-control', 'no-store')
     const { session } = request
-    if (session.grantId === undefined) return { authenticated: false, login_url: LOGIN_URL }
+    if (session?.grantId === undefined) return { authenticated: false, login_url: LOGIN_URL }
     const stored = await app.grants.read(session.grantId)
     if (stored === undefined) {
       await endSignIn(request, reply)
