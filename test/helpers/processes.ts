@@ -1,6 +1,7 @@
-// Runs media-bff the way the container does: src/server.ts in a process of its own, configured
-// only by its environment. Tests can read its log lines, signal it, read its exit code and start
-// it again on the same port (a restart, or a key rotation with a changed environment).
+// Runs media-bff the way the container does: src/server.ts (or the compiled dist/src/server.js)
+// in a process of its own, configured only by its environment. Tests can read its log lines,
+// signal it, read its exit code and start it again on the same port (a restart, or a key
+// rotation with a changed environment).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { get } from 'node:http'
 import { fileURLToPath } from 'node:url'
@@ -41,6 +42,10 @@ export interface BffProcessOptions {
   env: Env
   port?: number
   readyTimeoutMs?: number
+  /** Where node runs; default the repository. */
+  cwd?: string
+  /** node's arguments; default the sources through tsx. The image's CMD is ['dist/src/server.js']. */
+  args?: string[]
 }
 
 // Only what node and tap need is inherited: a REDIS_URL or PUBLIC_URL in the shell running the
@@ -88,8 +93,8 @@ export async function startBffProcess (options: BffProcessOptions): Promise<BffP
 
   const launch = async (): Promise<void> => {
     run += 1
-    const started = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      cwd: repoRoot,
+    const started = spawn(process.execPath, options.args ?? ['--import', 'tsx', 'src/server.ts'], {
+      cwd: options.cwd ?? repoRoot,
       env: { ...baseEnv(), ...env },
       stdio: ['ignore', 'pipe', 'pipe']
     })

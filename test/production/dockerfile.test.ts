@@ -1,0 +1,81 @@
+// There is no Docker engine where the tests run, so docker/Dockerfile is checked here for what
+// matters, and its HEALTHCHECK command is run against a real listener. compose-file.test.ts does
+// the same for compose.yaml; image-layout.test.ts builds and runs the image's file layout.
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { readFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import t from 'tap'
+import { dockerDir, execForm, parseDockerfile, parseEnvFile, repoRoot } from './deployment-files.js'
+
+const dockerfile = parseDockerfile(await readFile(`${dockerDir}Dockerfile`, 'utf8'))
+const secretNames = Object.keys(parseEnvFile(await readFile(`${dockerDir}.env.example`, 'utf8')))
+const runtime = dockerfile.at(-1)
+
+t.test('Dockerfile: two stages on Node 24 LTS, built with dev dependencies, run without them', async (t) => {
+  t.equal(dockerfile.length, 2, 'a build stage and a runtime stage')
+  t.same(dockerfile.map((stage) => stage.image), ['node:24-bookworm-slim', 'node:24-bookworm-slim'], 'both on the pinned LTS major, slim Debian')
+  const [build] = dockerfile
+  t.equal(build?.name, 'build')
+  const buildRuns = build?.all('RUN').map((run) => run.args) ?? []
+  t.ok(buildRuns.some((run) => /^npm ci\b/.test(run) && !run.includes('--omit=dev')), 'build: npm ci with dev dependencies (TypeScript)')
+  t.ok(buildRuns.includes('npm run build'), 'build: npm run build')
+
+  t.ok(runtime?.all('RUN').some((run) => /\bnpm ci --omit=dev\b/.test(run.args)), 'runtime: npm ci --omit=dev')
+  t.ok(runtime?.all('ENV').some((env) => /^NODE_ENV=production$/.test(env.args)), 'NODE_ENV=production')
+  t.same(runtime?.all('WORKDIR').map((dir) => dir.args), ['/app'])
+  const copies = runtime?.all('COPY').map((copy) => copy.args) ?? []
+  t.ok(copies.includes('--from=build /app/dist ./dist'), 'the compiled code from the build stage')
+  // dist/plugins/demo-site.js reads ../../public/: public must sit beside dist.
+  t.ok(copies.includes('public ./public'), 'the demo assets beside dist/')
+  t.match(await readFile(`${repoRoot}plugins/demo-site.ts`, 'utf8'), /'\.\.\/\.\.\/public\/'/, 'where the compiled demo plugin looks for them')
+})
+
+t.test('Dockerfile: non-root, a health check, the server as the command, nothing secret inside', async (t) => {
+  const users = runtime?.all('USER').map((user) => user.args) ?? []
+  t.equal(users.at(-1), 'node', 'runs as the image\'s unprivileged node user')
+  const instructions = runtime?.instructions.map((instruction) => instruction.keyword) ?? []
+  t.ok(instructions.lastIndexOf('USER') < instructions.indexOf('CMD'), 'USER comes before CMD')
+  t.same(runtime?.all('EXPOSE').map((expose) => expose.args), ['3000'])
+  t.same(execForm(runtime?.all('CMD')[0]?.args ?? ''), ['node', 'dist/src/server.js'], 'node itself, exec form, so SIGTERM reaches it')
+  t.same(runtime?.all('ENTRYPOINT'), [], 'no entrypoint wrapper')
+
+  const healthcheck = execForm(runtime?.all('HEALTHCHECK')[0]?.args ?? '')
+  t.equal(healthcheck?.[0], 'node', 'HEALTHCHECK runs node (the slim image has no curl)')
+  t.match(healthcheck?.join(' '), /fetch\(.*\/healthz/, 'with fetch on /healthz')
+
+  const everything = dockerfile.flatMap((stage) => stage.instructions)
+  const sources = everything.filter((i) => i.keyword === 'COPY' || i.keyword === 'ADD').flatMap((i) => i.args.split(/\s+/).filter((word) => !word.startsWith('--')).slice(0, -1))
+  t.notOk(sources.some((source) => source === '.' || /(^|\/)\.env/.test(source)), `no .env and no whole-context copy (${sources.join(', ')})`)
+  const settings = everything.filter((i) => i.keyword === 'ENV' || i.keyword === 'ARG').map((i) => i.args).join('\n')
+  for (const name of [...secretNames, 'REDIS_URL']) t.notMatch(settings, name, `${name} is not baked in`)
+  const dockerignore = (await readFile(`${repoRoot}.dockerignore`, 'utf8')).split('\n').map((line) => line.trim())
+  t.ok(dockerignore.includes('**/.env'), '.dockerignore keeps every .env (docker/.env too) out of the build context')
+  for (const source of sources.filter((s) => !s.startsWith('/'))) {
+    t.notOk(dockerignore.includes(source), `${source} is in the build context`)
+  }
+})
+
+t.test('the image\'s HEALTHCHECK command, run: 0 for a healthy /healthz, 1 otherwise', async (t) => {
+  const command = execForm(runtime?.all('HEALTHCHECK')[0]?.args ?? '') ?? []
+  let status = 200
+  const server = createServer((request, response) => {
+    response.statusCode = request.url === '/healthz' ? status : 404
+    response.end('{}')
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.teardown(() => { server.close() })
+  const port = String((server.address() as AddressInfo).port)
+  const check = async (env: Record<string, string>): Promise<number | null> => {
+    const child = spawn(process.execPath, command.slice(1), { env: { PATH: process.env.PATH, ...env }, stdio: 'ignore' })
+    const [code] = await once(child, 'exit') as [number | null]
+    return code
+  }
+  t.equal(await check({ PORT: port }), 0, 'healthy on the port PORT names')
+  status = 503
+  t.equal(await check({ PORT: port }), 1, 'unhealthy when /healthz fails')
+  server.close()
+  t.equal(await check({ PORT: port }), 1, 'unhealthy when nothing listens')
+})
