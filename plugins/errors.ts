@@ -52,7 +52,9 @@ async function toAppError (error: FastifyError, request: FastifyRequest, reply: 
     const field = (first?.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.') ||
       ((first?.params as { missingProperty?: string } | undefined)?.missingProperty ?? (first?.params as { requiredProperties?: string[] } | undefined)?.requiredProperties?.[0] ?? '')
     const where = error.validationContext ?? 'request'
-    return new AppError('invalid_request', `The ${where} is not valid${field === '' ? '' : `: ${field}`} ${first?.message ?? ''}`.trim() + '.', {
+    // e.g. "Invalid body: folder_id must be >= 0." or "Invalid body: must have required property 'folder_id'."
+    const subject = field === '' || first?.keyword === 'required' ? '' : `${field} `
+    return new AppError('invalid_request', `Invalid ${where}: ${subject}${first?.message ?? 'is not valid'}.`, {
       details: { field: field === '' ? where : field, location: where }
     })
   }

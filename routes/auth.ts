@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
 import { AppError } from '../src/errors.js'
-import { isSafeReturnPath } from '../src/oauth/return-to.js'
+import { isSafeReturnPath, normaliseReturnPath } from '../src/oauth/return-to.js'
 import { KNOWN_SCOPES, parseScopes, unionScopes } from '../src/oauth/scopes.js'
 import { newBrowserBinding } from '../src/oauth/login-transactions.js'
 import { completeSignIn, startSignIn } from '../src/oauth/sign-in.js'
@@ -11,6 +11,7 @@ import { classifyTokenError } from '../src/oauth/token-errors.js'
 import { authErrorPage } from '../src/pages/auth-error-page.js'
 import { endSignIn, ensureSession } from '../plugins/session.js'
 import { LOGIN_URL } from '../plugins/errors.js'
+import { StoreUnavailableError } from '../src/store/key-value-store.js'
 import { ErrorBody } from './schemas.js'
 
 const BINDING_PATTERN = /^[A-Za-z0-9_-]{43}$/
@@ -56,10 +57,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     const { query } = request
     const session = request.session as Partial<typeof request.session> | null
-    const returnTo = query.return_to ?? '/'
-    if (!isSafeReturnPath(returnTo)) {
+    if (query.return_to !== undefined && !isSafeReturnPath(query.return_to)) {
       throw new AppError('invalid_request', 'return_to must be a path on this site, such as /uploads.', { details: { field: 'return_to' } })
     }
+    const returnTo = normaliseReturnPath(query.return_to ?? '/')
     const addedScopes = parseScopes(query.scope)
     const unknown = addedScopes.filter((scope) => !KNOWN_SCOPES.includes(scope))
     if (unknown.length > 0) {
@@ -86,15 +87,24 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/auth/callback', {
     schema: { tags: ['auth'], summary: 'The redirect URI (browser navigation)', querystring: CallbackQuery },
+    // A browser lands here: a malformed query gets the human page, not a JSON error.
+    attachValidation: true,
     onRequest: app.rateLimitLogin
   }, async (request, reply) => {
     const { query } = request
-    const failPage = async (code: string, outcome: string): Promise<never> => {
+    const failPage = async (code: string, outcome: string, status = 400): Promise<never> => {
       app.metrics.callback(outcome)
-      return await reply.code(400).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(authErrorPage(code, LOGIN_URL)) as never
+      return await reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(authErrorPage(code, LOGIN_URL)) as never
     }
-    if (query.state === undefined) return await failPage('invalid_state', 'invalid_state')
-    const transaction = await app.loginTransactions.consume(query.state, request.cookies[bindingCookie])
+    if (request.validationError !== undefined || query.state === undefined) return await failPage('invalid_state', 'invalid_state')
+    let transaction: Awaited<ReturnType<typeof app.loginTransactions.consume>>
+    try {
+      transaction = await app.loginTransactions.consume(query.state, request.cookies[bindingCookie])
+    } catch (error) {
+      // The transaction is still in the store: the same callback URL works once it is back.
+      if (error instanceof StoreUnavailableError) return await failPage('unavailable', 'unavailable', 503)
+      throw error
+    }
     if (transaction === 'unknown') return await failPage('invalid_state', 'invalid_state')
     if (transaction === 'foreign_browser') return await failPage('login_csrf', 'login_csrf')
 
@@ -104,6 +114,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     }
     if (query.error !== undefined) return await backWithError(/^[a-z_]{1,64}$/.test(query.error) ? query.error : 'server_error', 'error')
     if (query.code === undefined) return await backWithError('invalid_request', 'error')
+
+    // RFC 9207: an authorization response naming another issuer is a mix-up attack, not an outage.
+    const tenant = config.tenants.get(transaction.tenant)
+    if (query.iss !== undefined && query.iss !== tenant?.issuer) return await backWithError('issuer_mismatch', 'issuer_mismatch')
 
     let completed
     try {

@@ -38,6 +38,8 @@ export interface Config {
     /** Plain http to the authorization server and API (development and the emulator only). */
     allowInsecureRequests: boolean
     refreshSkewMs: number
+    /** Lease of the cross-instance refresh lock, renewed while a refresh runs. */
+    refreshLockLeaseMs: number
   }
   session: {
     cookieName: string
@@ -175,7 +177,8 @@ export function loadConfig (env: Env = process.env): Config {
       tokenAuthMethod: tokenAuthMethod as TokenAuthMethod,
       redirectUri,
       allowInsecureRequests,
-      refreshSkewMs: read.duration('TOKEN_REFRESH_SKEW', 60_000)
+      refreshSkewMs: read.duration('TOKEN_REFRESH_SKEW', 60_000),
+      refreshLockLeaseMs: read.duration('REFRESH_LOCK_LEASE', 15_000)
     },
     session: { cookieName, secureCookie: isHttpsPublic, secrets, idleTimeoutMs, absoluteTimeoutMs, loginTimeoutMs: read.duration('LOGIN_TIMEOUT', 10 * 60_000) },
     tokenKeys,

@@ -1,5 +1,7 @@
 // Fastify construction options derived from the configuration: the pieces that must be fixed
 // when the instance is created (proxy trust, body limit, logger with redaction).
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
 import type { FastifyReply, FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
 
@@ -46,6 +48,7 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
         : { status: 400, error: 'invalid_request', message: 'The request URL could not be read.' }
       reply.code(body.status).header('cache-control', 'no-store').send({ error: body.error, message: body.message })
     },
+    clientErrorHandler: answerClientError,
     forceCloseConnections: 'idle'
   }
 }
@@ -64,4 +67,23 @@ export function defaultLogger (config: Config): FastifyServerOptions['logger'] {
       })
     }
   }
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (headers over 16 KiB, a bare CR,
+ * NUL in the path, Content-Length with Transfer-Encoding, a head that never completes) still get
+ * the contract's JSON: 431 or 408 where HTTP has a status for it, else 400, all `invalid_request`.
+ */
+function answerClientError (error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy(error)
+    return
+  }
+  const [status, message] = error.code === 'HPE_HEADER_OVERFLOW'
+    ? [431, 'The request headers are too large.']
+    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'The request took too long to arrive.']
+      : [400, 'The request could not be read.']
+  const body = JSON.stringify({ error: 'invalid_request', message })
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${body}`)
 }

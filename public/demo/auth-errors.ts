@@ -5,6 +5,7 @@ const messages: Record<string, string> = {
   access_denied: 'Sign-in was cancelled. Nothing was changed.',
   unavailable: 'The media service could not be reached to finish signing in. Please try again in a moment.',
   token_exchange_failed: 'The media service did not confirm the sign-in. Please try again.',
+  issuer_mismatch: 'The sign-in answer did not come from the media service it was sent to, so it was refused.',
   invalid_request: 'The media service sent back an incomplete answer. Please try again.',
   server_error: 'The media service had a problem while signing you in. Please try again.',
   temporarily_unavailable: 'The media service is busy. Please try signing in again in a moment.'

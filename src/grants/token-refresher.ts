@@ -18,9 +18,15 @@ export interface TokenRefresherOptions {
   refresh: (tenant: string, refreshToken: string) => Promise<TokenSet>
   /** Refresh this long before the access token expires. */
   skewMs: number
-  /** Lease of the cross-process lock; renewed while a refresh is in flight. */
+  /** Lease of the cross-process lock; renewed every lockRenewEveryMs while a refresh is in flight. */
   lockLeaseMs?: number
+  lockRenewEveryMs?: number
   lockWaitMs?: number
+  /**
+   * How long a request waits for a refresh before answering 503. The refresh itself goes on and
+   * stores the rotated tokens when they arrive; later requests join it.
+   */
+  callerWaitMs?: number
   onRefresh?: (outcome: RefreshOutcome, seconds: number) => void
   onLockWait?: (seconds: number) => void
 }
@@ -56,6 +62,7 @@ export function createTokenRefresher (options: TokenRefresherOptions) {
         return await redeem(current, started)
       }, {
         ...(options.lockLeaseMs === undefined ? {} : { leaseMs: options.lockLeaseMs }),
+        ...(options.lockRenewEveryMs === undefined ? {} : { renewEveryMs: options.lockRenewEveryMs }),
         ...(options.lockWaitMs === undefined ? {} : { waitMs: options.lockWaitMs }),
         onWait: (ms: number) => options.onLockWait?.(ms / 1000)
       })
@@ -106,13 +113,29 @@ export function createTokenRefresher (options: TokenRefresherOptions) {
       const current = await grants.read(grantId)
       if (current === undefined) throw new GrantMissingError()
       if (isFresh(current, request)) return current
-      const pending = inFlight.get(grantId)
-      if (pending !== undefined) return await pending
-      const flight = refreshUnderLock(grantId, request).finally(() => inFlight.delete(grantId))
-      inFlight.set(grantId, flight)
-      return await flight
+      let flight = inFlight.get(grantId)
+      if (flight === undefined) {
+        flight = refreshUnderLock(grantId, request).finally(() => inFlight.delete(grantId))
+        // Nobody may be waiting any more when it settles; its outcome is in the store either way.
+        flight.catch(() => {})
+        inFlight.set(grantId, flight)
+      }
+      return await waitAtMost(flight, options.callerWaitMs)
     }
   }
 }
 
 export type TokenRefresher = ReturnType<typeof createTokenRefresher>
+
+async function waitAtMost<T> (promise: Promise<T>, ms: number | undefined): Promise<T> {
+  if (ms === undefined) return await promise
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => { reject(new RefreshUnavailableError('the token endpoint is slow; the refresh goes on', 2)) }, ms)
+  })
+  try {
+    return await Promise.race([promise, deadline])
+  } finally {
+    clearTimeout(timer)
+  }
+}

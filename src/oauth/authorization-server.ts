@@ -20,13 +20,14 @@ export type AuthorizationServers = Map<string, oidc.Configuration>
 /** Without expires_in we assume the service's documented access-token lifetime (1 hour). */
 const DEFAULT_EXPIRES_IN_S = 3600
 
-export function createAuthorizationServers (config: Config, dispatcher: Dispatcher): AuthorizationServers {
+/** One Configuration per tenant, whose token requests give up after timeoutMs. */
+export function createAuthorizationServers (config: Config, dispatcher: Dispatcher, timeoutMs: number): AuthorizationServers {
   const servers: AuthorizationServers = new Map()
-  for (const tenant of config.tenants.values()) servers.set(tenant.name, createAuthorizationServer(config, tenant, dispatcher))
+  for (const tenant of config.tenants.values()) servers.set(tenant.name, createAuthorizationServer(config, tenant, dispatcher, timeoutMs))
   return servers
 }
 
-function createAuthorizationServer (config: Config, tenant: Tenant, dispatcher: Dispatcher): oidc.Configuration {
+function createAuthorizationServer (config: Config, tenant: Tenant, dispatcher: Dispatcher, timeoutMs: number): oidc.Configuration {
   const { clientId, clientSecret, tokenAuthMethod } = config.oauth
   const clientAuth = tokenAuthMethod === 'client_secret_basic' ? oidc.ClientSecretBasic(clientSecret) : oidc.ClientSecretPost(clientSecret)
   // No authorization_response_iss_parameter_supported: a server that sends RFC 9207 `iss` must
@@ -37,7 +38,7 @@ function createAuthorizationServer (config: Config, tenant: Tenant, dispatcher: 
     { client_secret: clientSecret },
     clientAuth
   )
-  server.timeout = Math.max(1, Math.ceil(config.upstreamTimeoutMs / 1000))
+  server.timeout = Math.max(1, Math.ceil(timeoutMs / 1000))
   server[oidc.customFetch] = tolerantTokenFetch(tenant.tokenUrl, dispatcher)
   if (config.oauth.allowInsecureRequests && hasHttpEndpoint(tenant)) oidc.allowInsecureRequests(server)
   return server

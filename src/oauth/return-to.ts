@@ -32,15 +32,27 @@ export function isSafeReturnPath (value: string): boolean {
   }
 }
 
+/** Bidirectional-text controls: they make a path read differently from what it is. */
+const BIDI_CONTROLS = new Set([0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069])
+
 function hasUnsafeCharacter (value: string, spaceIsUnsafe: boolean): boolean {
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i)
-    if (code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x5c || (spaceIsUnsafe && code === 0x20)) return true
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x5c || (spaceIsUnsafe && code === 0x20) || BIDI_CONTROLS.has(code)) return true
   }
   return false
 }
 
+/**
+ * The safe path as it goes into a Location header: percent-encoded by the URL parser, so a
+ * non-ASCII character can neither break the header (Node refuses such headers) nor go out raw.
+ */
+export function normaliseReturnPath (value: string): string {
+  const url = new URL(value, 'https://return-to.invalid')
+  return `${url.pathname}${url.search}${url.hash}`
+}
+
 /** The path to return to after sign-in, falling back to "/" for anything unsafe or absent. */
 export function safeReturnPath (value: unknown): string {
-  return typeof value === 'string' && isSafeReturnPath(value) ? value : '/'
+  return typeof value === 'string' && isSafeReturnPath(value) ? normaliseReturnPath(value) : '/'
 }
