@@ -5,6 +5,7 @@
 // Sealed form: v1.<keyId>.<base64url iv (12 bytes)>.<base64url ciphertext + 16-byte tag>
 // The additional authenticated data (AAD) names the record a ciphertext belongs to (a grant id,
 // a session id), so a sealed value copied onto another record does not open there.
+import { createBoundedMemo } from '../bounded-memo.js'
 import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto'
 
 export interface TokenKey {
@@ -73,6 +74,9 @@ export function generateTokenKey (id = `k${new Date().toISOString().slice(0, 10)
   return `${id}:${randomBytes(keyBytes).toString('base64')}`
 }
 
+/** How many opened records a cipher remembers (a few MB at most). */
+const OPENED_MEMO_ENTRIES = 4096
+
 export function createTokenCipher (keys: TokenKey[]): TokenCipher {
   const [current] = keys
   if (current === undefined) throw new Error('createTokenCipher needs at least one key')
@@ -83,6 +87,30 @@ export function createTokenCipher (keys: TokenKey[]): TokenCipher {
     if (key.type !== 'secret' || key.symmetricKeySize !== keyBytes) throw new Error(`token key "${id}" must be a ${keyBytes}-byte secret key`)
     byId.set(id, key)
   }
+
+  function openSealed (sealed: string, aad: string): string {
+    const parts = sealed.split('.')
+    if (parts.length !== 4 || parts[0] !== version) throw new TokenDecryptError(`not a ${version} sealed value`)
+    const [, keyId = '', ivText = '', bodyText = ''] = parts
+    if (!keyIdPattern.test(keyId)) throw new TokenDecryptError('malformed key id')
+    const key = byId.get(keyId)
+    if (key === undefined) throw new TokenDecryptError(`sealed with unknown key id "${keyId}" (was it removed from TOKEN_KEYS?)`)
+    const iv = strictBase64Url(ivText)
+    const body = strictBase64Url(bodyText)
+    if (iv?.length !== ivBytes || body === undefined || body.length < tagBytes) throw new TokenDecryptError('malformed sealed value')
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', key, iv)
+      decipher.setAAD(associatedData(keyId, aad))
+      decipher.setAuthTag(body.subarray(body.length - tagBytes))
+      return Buffer.concat([decipher.update(body.subarray(0, body.length - tagBytes)), decipher.final()]).toString('utf8')
+    } catch {
+      throw new TokenDecryptError('sealed value failed authentication (tampered, or sealed for another record)')
+    }
+  }
+
+  // Opening the same sealed value for the same record always gives the same plaintext: remember
+  // recent results so a session or grant read on every request is decrypted once, not each time.
+  const opened = createBoundedMemo<string>(OPENED_MEMO_ENTRIES)
 
   return {
     currentKeyId: current.id,
@@ -96,23 +124,12 @@ export function createTokenCipher (keys: TokenKey[]): TokenCipher {
     },
 
     decrypt (sealed, aad = '') {
-      const parts = sealed.split('.')
-      if (parts.length !== 4 || parts[0] !== version) throw new TokenDecryptError(`not a ${version} sealed value`)
-      const [, keyId = '', ivText = '', bodyText = ''] = parts
-      if (!keyIdPattern.test(keyId)) throw new TokenDecryptError('malformed key id')
-      const key = byId.get(keyId)
-      if (key === undefined) throw new TokenDecryptError(`sealed with unknown key id "${keyId}" (was it removed from TOKEN_KEYS?)`)
-      const iv = strictBase64Url(ivText)
-      const body = strictBase64Url(bodyText)
-      if (iv?.length !== ivBytes || body === undefined || body.length < tagBytes) throw new TokenDecryptError('malformed sealed value')
-      try {
-        const decipher = createDecipheriv('aes-256-gcm', key, iv)
-        decipher.setAAD(associatedData(keyId, aad))
-        decipher.setAuthTag(body.subarray(body.length - tagBytes))
-        return Buffer.concat([decipher.update(body.subarray(0, body.length - tagBytes)), decipher.final()]).toString('utf8')
-      } catch {
-        throw new TokenDecryptError('sealed value failed authentication (tampered, or sealed for another record)')
-      }
+      const memoKey = `${aad}\u0000${sealed}`
+      const remembered = opened.get(memoKey)
+      if (remembered !== undefined) return remembered
+      const plaintext = openSealed(sealed, aad)
+      opened.set(memoKey, plaintext)
+      return plaintext
     },
 
     keyIdOf (sealed) {
