@@ -1,0 +1,29 @@
+// media-bff (or, for comparison, a bare Fastify route) in a process of its own, so its CPU time
+// and RSS can be read without the load generator's or the emulator's in them. No logger at all:
+// the benchmark measures the request path, not log formatting.
+import Fastify, { type FastifyInstance } from 'fastify'
+import { buildApp } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
+import { serveParent } from './child-host.js'
+
+let app: FastifyInstance | undefined
+
+serveParent({
+  start: async (message) => {
+    const port = message.port as number
+    if (message.mode === 'bare') {
+      // The floor for GET /auth/session: the same JSON body from a route that does nothing.
+      const body = message.body as object
+      const bare = Fastify({ logger: false })
+      bare.get('/auth/session', async (_request, reply) => {
+        reply.header('cache-control', 'no-store')
+        return body
+      })
+      app = bare
+    } else {
+      app = await buildApp(loadConfig(message.env as Record<string, string>), false)
+    }
+    await app.listen({ host: '127.0.0.1', port })
+    return { url: `http://127.0.0.1:${port}` }
+  }
+}, async () => { await app?.close() })

@@ -1,0 +1,131 @@
+// Starts the processes a scenario needs: the emulator, media-bff instances and the bare Fastify
+// comparison, each in its own child (child.ts), wired the way a deployment wires them.
+import { randomBytes } from 'node:crypto'
+import { freePort } from '../../test/helpers/ports.js'
+import { TEST_SESSION_SECRET } from '../../test/helpers/bff.js'
+import type { EmulatorOptions } from '../../src/emulator/index.js'
+import { startChild, type BenchChild } from './child.js'
+
+export interface EmulatorInfo {
+  baseUrl: string
+  uploadOrigin: string
+  clientId: string
+  clientSecret: string
+  users: Array<{ name: string, privateToken: string, scopes: string[] }>
+}
+
+export interface EmulatorProcess extends EmulatorInfo {
+  child: BenchChild
+  counters: () => Promise<{ tokenGrants: { authorization_code: number, refresh_token: number }, refreshReuseDetections: number, registrations: number }>
+  configure: (changes: { accessTokenTtl?: number, redirectUri?: string }) => Promise<void>
+  /** Access tokens issued so far, oldest first. */
+  accessTokens: () => Promise<Array<{ token: string, user: string, scope: string }>>
+}
+
+export interface BffStack {
+  emulator: EmulatorProcess
+  /** The first media-bff instance; its URL is PUBLIC_URL. */
+  bff: ServerProcess
+  /** Instances added with addInstance, sharing bff's environment (so its store must be Redis). */
+  extra: ServerProcess[]
+  env: Record<string, string>
+  /** Another instance with the same secrets, keys, Redis and prefix, behind the same PUBLIC_URL. */
+  addInstance: () => Promise<ServerProcess>
+  /** Empties the emulator (see restartEmulator); every grant media-bff holds is dead after it. */
+  restartEmulator: () => Promise<void>
+  stop: () => Promise<void>
+}
+
+export interface ServerProcess {
+  child: BenchChild
+  url: string
+}
+
+/** Node flags for servers under test; --profile adds the CPU profiler. */
+export interface ServerFlags { nodeFlags?: string[] }
+
+export async function startEmulatorProcess (options: EmulatorOptions, flags: ServerFlags = {}): Promise<EmulatorProcess> {
+  const child = startChild('./emulator-child.ts', flags.nodeFlags)
+  return emulatorProcess(child, await child.call<EmulatorInfo>('start', { options }))
+}
+
+/** The same emulator process, emptied: no tokens, no registrations, same ports. */
+export async function restartEmulator (emulator: EmulatorProcess): Promise<EmulatorProcess> {
+  return emulatorProcess(emulator.child, await emulator.child.call<EmulatorInfo>('restart'))
+}
+
+function emulatorProcess (child: BenchChild, info: EmulatorInfo): EmulatorProcess {
+  const hook = async (path: string, body?: unknown): Promise<any> => {
+    const response = await fetch(`${info.baseUrl}/__emulator/${path}`, body === undefined
+      ? {}
+      : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    if (!response.ok) throw new Error(`emulator ${path} answered ${response.status}`)
+    return await response.json()
+  }
+  return {
+    ...info,
+    child,
+    counters: async () => await hook('counters'),
+    configure: async (changes) => { await hook('config', changes) },
+    accessTokens: async () => (await hook('tokens')).access_tokens
+  }
+}
+
+/** One TOKEN_KEYS value per benchmark run; instances that share a store must share it. */
+export const benchTokenKeys = (): string => `bench:${randomBytes(32).toString('base64')}`
+
+/** The environment of a media-bff instance in front of `emulator`, tuned for measuring. */
+export function bffEnv (emulator: EmulatorInfo, publicUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PUBLIC_URL: publicUrl,
+    MEDIA_BASE_URL: emulator.baseUrl,
+    OAUTH_CLIENT_ID: emulator.clientId,
+    OAUTH_CLIENT_SECRET: emulator.clientSecret,
+    OAUTH_SCOPES: 'basic user.info upload',
+    SESSION_SECRETS: TEST_SESSION_SECRET,
+    TOKEN_KEYS: benchTokenKeys(),
+    LOG_LEVEL: 'silent',
+    // The limits exist to stop abuse; a benchmark that hit them would measure 429s.
+    RATE_LIMIT_REGISTER_PER_MINUTE: '100000000',
+    RATE_LIMIT_LOGIN_PER_MINUTE: '100000000',
+    ...extra
+  }
+}
+
+export async function startBffProcess (env: Record<string, string>, port?: number, flags: ServerFlags = {}): Promise<ServerProcess> {
+  const child = startChild('./bff-child.ts', flags.nodeFlags)
+  const { url } = await child.call<{ url: string }>('start', { mode: 'bff', env, port: port ?? await freePort() })
+  return { child, url }
+}
+
+export async function startBareProcess (body: unknown): Promise<ServerProcess> {
+  const child = startChild('./bff-child.ts')
+  const { url } = await child.call<{ url: string }>('start', { mode: 'bare', body, port: await freePort() })
+  return { child, url }
+}
+
+/** An emulator plus a media-bff in front of it (in-memory store unless env says otherwise). */
+export async function startBffStack (env: Record<string, string> = {}, emulatorOptions: EmulatorOptions = {}, flags: ServerFlags = {}): Promise<BffStack> {
+  const port = await freePort()
+  const publicUrl = `http://127.0.0.1:${port}`
+  const emulator = await startEmulatorProcess({ redirectUri: `${publicUrl}/auth/callback`, ...emulatorOptions })
+  const fullEnv = bffEnv(emulator, publicUrl, env)
+  const bff = await startBffProcess(fullEnv, port, flags)
+  const stack: BffStack = {
+    emulator,
+    bff,
+    extra: [],
+    env: fullEnv,
+    addInstance: async () => {
+      const instance = await startBffProcess(fullEnv, undefined, flags)
+      stack.extra.push(instance)
+      return instance
+    },
+    restartEmulator: async () => { stack.emulator = await restartEmulator(stack.emulator) },
+    stop: async () => {
+      for (const server of [stack.bff, ...stack.extra]) await server.child.stop()
+      await stack.emulator.child.stop()
+    }
+  }
+  return stack
+}
