@@ -107,8 +107,8 @@ export function renderResults (r: Results, analysis: string | undefined): string
     const rows: string[][] = []
     const idle = r.idleMemory
     if (idle !== undefined) {
-      rows.push(['in-memory store: RSS growth per idle session', bytes(idle.rssPerSession), `after GC; ${idle.sessions} sign-ins in ${idle.signInSeconds.toFixed(1)} s (${Math.round(idle.sessions / idle.signInSeconds)}/s)`])
-      rows.push(['in-memory store: heap growth per idle session', bytes(idle.heapPerSession), 'heapUsed after GC'])
+      rows.push(['in-memory store: RSS growth per idle session', bytes(idle.rssPerSession), `median growth per batch over the second half, after GC (end to end: ${bytes(idle.rssOverall)}); ${idle.sessions} sign-ins in ${idle.signInSeconds.toFixed(1)} s (${Math.round(idle.sessions / idle.signInSeconds)}/s)`])
+      rows.push(['in-memory store: heap growth per idle session', bytes(idle.heapPerSession), `heapUsed, same method (end to end: ${bytes(idle.heapOverall)})`])
     }
     const red = r.redisMemory
     if (red !== undefined) {
