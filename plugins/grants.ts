@@ -5,7 +5,7 @@ import fp from 'fastify-plugin'
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
 import { AppError } from '../src/errors.js'
 import { GrantMissingError } from '../src/grants/grant-errors.js'
-import type { Grant } from '../src/grants/grant-store.js'
+import type { Grant, StoredGrant } from '../src/grants/grant-store.js'
 import { UpstreamError } from '../src/media/upstream-error.js'
 import { missingScopes, unionScopes } from '../src/oauth/scopes.js'
 import { safeReturnPath } from '../src/oauth/return-to.js'
@@ -18,11 +18,14 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     grant?: Grant
+    /** The grant record as requireScopes read it, reused by withAccessToken. */
+    storedGrant?: StoredGrant
   }
 }
 
 export default fp(async (app) => {
   app.decorateRequest('grant', undefined)
+  app.decorateRequest('storedGrant', undefined)
 
   app.decorate('requireScopes', (...required: string[]): preHandlerAsyncHookHandler => {
     return async function requireScopes (request) {
@@ -50,13 +53,14 @@ export default fp(async (app) => {
         })
       }
       request.grant = stored.grant
+      request.storedGrant = stored
     }
   })
 
   app.decorate('withAccessToken', async function withAccessToken<T> (request: FastifyRequest, call: (token: string, grant: Grant) => Promise<T>): Promise<T> {
     const grantId = request.session?.grantId
     if (grantId === undefined) throw new GrantMissingError()
-    const first = await app.tokens.accessToken(grantId)
+    const first = await app.tokens.accessToken(grantId, { current: request.storedGrant })
     try {
       return await call(first.grant.accessToken, first.grant)
     } catch (error) {

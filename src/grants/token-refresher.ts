@@ -34,6 +34,8 @@ export interface TokenRefresherOptions {
 export interface AccessTokenRequest {
   /** The upstream refused this token (401): refresh unless someone already replaced it. */
   rejectedToken?: string
+  /** The grant as this request already read it (saves a store round trip when still fresh). */
+  current?: StoredGrant
 }
 
 export function createTokenRefresher (options: TokenRefresherOptions) {
@@ -110,7 +112,7 @@ export function createTokenRefresher (options: TokenRefresherOptions) {
   return {
     /** A grant whose access token is usable now, refreshing it first when needed. */
     async accessToken (grantId: string, request: AccessTokenRequest = {}): Promise<StoredGrant> {
-      const current = await grants.read(grantId)
+      const current = request.current ?? await grants.read(grantId)
       if (current === undefined) throw new GrantMissingError()
       if (isFresh(current, request)) return current
       let flight = inFlight.get(grantId)
