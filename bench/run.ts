@@ -15,6 +15,10 @@ import { stampedeScenario } from './scenarios/stampede.js'
 import { idleMemoryScenario, redisMemoryScenario } from './scenarios/memory.js'
 import { cpuScenario } from './scenarios/cpu.js'
 
+// Ctrl-C or a kill still runs the exit handlers that stop redis-server (children follow on
+// their own when the IPC channel closes).
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130))
+
 const plan = planFrom(process.argv.slice(2))
 const started = performance.now()
 const results: Results = { plan, startedAt: new Date(), seconds: 0, loadBefore: loadavg(), sessions: [], stampedes: [], profiles: [] }

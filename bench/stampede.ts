@@ -5,6 +5,10 @@ import { startBffStack } from './lib/stack.js'
 import { startBenchRedis } from './lib/redis.js'
 import { stampedeScenario, type StampedeResult } from './scenarios/stampede.js'
 
+// Ctrl-C or a kill still runs the exit handlers that stop redis-server (children follow on
+// their own when the IPC channel closes).
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130))
+
 const sizes = process.argv.includes('--quick') ? [100] : [100, 1000]
 const results: StampedeResult[] = []
 const redis = await startBenchRedis()

@@ -23,7 +23,8 @@ export async function topSelfTime (file: string, limit = 15): Promise<{ function
   let totalUs = 0
   for (const [id, us] of selfUs) {
     const frame = byId.get(id)?.callFrame
-    if (frame === undefined) continue
+    // Shares are of busy time: waiting for I/O is not a cost of any function.
+    if (frame === undefined || frame.functionName === '(idle)') continue
     totalUs += us
     const where = shortUrl(frame.url)
     const key = `${frame.functionName}@${where}:${frame.lineNumber + 1}`

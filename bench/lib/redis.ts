@@ -18,6 +18,9 @@ export async function startBenchRedis (): Promise<BenchRedis> {
   const child = spawn(requireProgram('redis-server'), [
     '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'
   ], { stdio: ['ignore', 'ignore', 'inherit'] })
+  // redis-server does not die with its parent: make sure it goes when this process exits.
+  const killOnExit = (): void => { child.kill() }
+  process.once('exit', killOnExit)
   await waitForPort(port)
   const url = `redis://127.0.0.1:${port}`
   const client = new Redis(url)
@@ -25,6 +28,7 @@ export async function startBenchRedis (): Promise<BenchRedis> {
     url,
     client,
     stop: async () => {
+      process.off('exit', killOnExit)
       client.disconnect()
       if (child.exitCode !== null) return
       await new Promise<void>((resolve) => {

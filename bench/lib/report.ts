@@ -87,7 +87,8 @@ export function renderResults (r: Results, analysis: string | undefined): string
         us(row.floor.cpuUs[0]), `${us(row.bff.cpuUs[0])} + ${us(row.bff.cpuUs[1])}`, String(row.floor.failed + row.bff.failed)])), '')
     out.push(`Median of ${r.plan.register.rounds} round(s); media-bff runs ${r.plan.register.seconds} s, the floor then sends the same number of registrations; the emulator is emptied before each run. ` +
       'The floor uses the bearer access token media-bff obtained at sign-in (read from `/__emulator/tokens`). ' +
-      'CPU/req: user + system time of each server process per successful registration; with every process on the same cores, throughput is roughly cores / total CPU per request.', '')
+      'CPU/req: user + system time of each server process per successful registration; with every process on the same cores, throughput is roughly cores / total CPU per request. ' +
+      'The emulator\'s CPU per registration grows with the registrations it holds (see Analysis): where its CPU/req is well above ~0.3 ms, the floor is inflated and the ratio flattered.', '')
   }
   if (r.sessions.length > 0) {
     out.push('## GET /auth/session (signed in) vs a bare Fastify route returning the same JSON', '')
@@ -124,10 +125,10 @@ export function renderResults (r: Results, analysis: string | undefined): string
       ['media-bff', ms(r.cpu.bffUserMs), ms(r.cpu.bffSystemMs), ms(r.cpu.bffUserMs + r.cpu.bffSystemMs)],
       ['emulator (the floor\'s own cost)', '', '', ms(r.cpu.emulatorMs)]
     ]), '')
-    out.push(`process.cpuUsage() of each server's own process around ${r.cpu.registrations} registrations at ${r.cpu.connections} connections; the load generator's CPU is in neither.`, '')
+    out.push(`process.cpuUsage() of each server's own process around ${r.cpu.registrations} registrations at ${r.cpu.connections} connections (the emulator emptied every 1 000); the load generator's CPU is in neither.`, '')
   }
   if (r.profiles.length > 0) {
-    out.push('## Profiles (top self time in media-bff during the measured window)', '')
+    out.push('## Profiles (top self time in media-bff during the measured window, share of busy time)', '')
     for (const profile of r.profiles) {
       out.push(`${profile.name}:`, '')
       out.push(table(['share', 'function', 'where'], profile.top.map((t) => [`${(t.share * 100).toFixed(1)}%`, `\`${t.name}\``, t.where])), '')
