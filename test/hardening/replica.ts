@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import type { RunningEmulator } from '../../src/emulator/index.js'
-import { TEST_SESSION_SECRET, testTokenKey } from '../helpers/bff.js'
+import { bffEnv } from '../helpers/bff.js'
 import { Browser } from '../helpers/http-client.js'
 import { freePort } from '../helpers/ports.js'
 
@@ -38,16 +38,7 @@ process.once('exit', () => { for (const child of living) child.kill('SIGKILL') }
 
 /** The environment of a replica in front of `emulator`; `publicUrl` must match the emulator's redirect URI. */
 export function replicaEnv (emulator: RunningEmulator, publicUrl: string, env: Env = {}): Env {
-  return {
-    PUBLIC_URL: publicUrl,
-    MEDIA_BASE_URL: emulator.baseUrl,
-    OAUTH_CLIENT_ID: emulator.clientId,
-    OAUTH_CLIENT_SECRET: emulator.clientSecret,
-    SESSION_SECRETS: TEST_SESSION_SECRET,
-    TOKEN_KEYS: testTokenKey(),
-    LOG_LEVEL: 'debug',
-    ...env
-  }
+  return bffEnv(emulator, publicUrl, env)
 }
 
 export async function startReplica (options: { name: string, env: Env, port?: number }): Promise<Replica> {

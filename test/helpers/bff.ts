@@ -22,11 +22,10 @@ export interface TestBff {
 export const TEST_SESSION_SECRET = 'test-session-secret-0123456789-abcdefghij'
 export const testTokenKey = (id = 'k1'): string => `${id}:${randomBytes(32).toString('base64')}`
 
-export async function startBff (emulator: RunningEmulator, env: Record<string, string | undefined> = {}, port?: number): Promise<TestBff> {
-  const listenPort = port ?? await freePort()
-  const url = `http://127.0.0.1:${listenPort}`
-  const config = loadConfig({
-    PUBLIC_URL: url,
+/** media-bff's environment in front of `emulator`; `publicUrl` must match its redirect URI. */
+export function bffEnv (emulator: RunningEmulator, publicUrl: string, env: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  return {
+    PUBLIC_URL: publicUrl,
     MEDIA_BASE_URL: emulator.baseUrl,
     OAUTH_CLIENT_ID: emulator.clientId,
     OAUTH_CLIENT_SECRET: emulator.clientSecret,
@@ -34,7 +33,13 @@ export async function startBff (emulator: RunningEmulator, env: Record<string, s
     TOKEN_KEYS: testTokenKey(),
     LOG_LEVEL: 'debug',
     ...env
-  })
+  }
+}
+
+export async function startBff (emulator: RunningEmulator, env: Record<string, string | undefined> = {}, port?: number): Promise<TestBff> {
+  const listenPort = port ?? await freePort()
+  const url = `http://127.0.0.1:${listenPort}`
+  const config = loadConfig(bffEnv(emulator, url, env))
   const logs: string[] = []
   const stream = new Writable({
     write (chunk, _encoding, callback) {
