@@ -13,6 +13,8 @@ export interface Tenant {
   authorizationUrl: string
   tokenUrl: string
   issuer: string
+  /** RFC 9207: the authorization response must carry `iss` (OAUTH_REQUIRE_ISS). */
+  requireIss: boolean
 }
 
 export type TokenAuthMethod = 'client_secret_post' | 'client_secret_basic'
@@ -50,6 +52,8 @@ export interface Config {
     absoluteTimeoutMs: number
     /** How long a started sign-in may take before its transaction expires. */
     loginTimeoutMs: number
+    /** Open login transactions one browser may hold at once (one per tab). */
+    maxLoginsPerBrowser: number
   }
   tokenKeys: TokenKey[]
   redisUrl: string | undefined
@@ -63,7 +67,7 @@ export interface Config {
   }
   upstreamTimeoutMs: number
   bodyLimit: number
-  rateLimit: { loginPerMinute: number, registerPerMinute: number }
+  rateLimit: { loginPerMinute: number, registerPerMinute: number, finishPerMinute: number }
   demoSite: boolean
 }
 
@@ -85,6 +89,7 @@ export function loadConfig (env: Env = process.env): Config {
   const production = env.NODE_ENV === 'production'
 
   const tenants = readTenants(read)
+  applyIssRequirement(read, tenants)
   const defaultTenant = read.string('MEDIA_DEFAULT_TENANT', tenants.keys().next().value ?? 'default')
   if (tenants.size > 0 && !tenants.has(defaultTenant)) {
     read.problem('MEDIA_DEFAULT_TENANT', `names no tenant of MEDIA_TENANTS (known: ${[...tenants.keys()].join(', ')})`)
@@ -180,7 +185,15 @@ export function loadConfig (env: Env = process.env): Config {
       refreshSkewMs: read.duration('TOKEN_REFRESH_SKEW', 60_000),
       refreshLockLeaseMs: read.duration('REFRESH_LOCK_LEASE', 15_000)
     },
-    session: { cookieName, secureCookie: isHttpsPublic, secrets, idleTimeoutMs, absoluteTimeoutMs, loginTimeoutMs: read.duration('LOGIN_TIMEOUT', 10 * 60_000) },
+    session: {
+      cookieName,
+      secureCookie: isHttpsPublic,
+      secrets,
+      idleTimeoutMs,
+      absoluteTimeoutMs,
+      loginTimeoutMs: read.duration('LOGIN_TIMEOUT', 10 * 60_000),
+      maxLoginsPerBrowser: read.integer('LOGIN_MAX_PER_BROWSER', 10, { min: 1, max: 100 })
+    },
     tokenKeys,
     redisUrl,
     redisKeyPrefix: read.string('REDIS_KEY_PREFIX', 'media-bff:'),
@@ -195,7 +208,8 @@ export function loadConfig (env: Env = process.env): Config {
     bodyLimit: read.integer('BODY_LIMIT', 16_384, { min: 1024, max: 1_048_576 }),
     rateLimit: {
       loginPerMinute: read.integer('RATE_LIMIT_LOGIN_PER_MINUTE', 30, { min: 1 }),
-      registerPerMinute: read.integer('RATE_LIMIT_REGISTER_PER_MINUTE', 120, { min: 1 })
+      registerPerMinute: read.integer('RATE_LIMIT_REGISTER_PER_MINUTE', 120, { min: 1 }),
+      finishPerMinute: read.integer('RATE_LIMIT_FINISH_PER_MINUTE', 120, { min: 1 })
     },
     demoSite: read.boolean('DEMO_SITE', false)
   }
@@ -236,10 +250,26 @@ function readTenants (read: EnvReader): Map<string, Tenant> {
       apiUrl: `${baseUrl}/api`,
       authorizationUrl: read.url('OAUTH_AUTHORIZATION_URL', fill(read.raw('OAUTH_AUTHORIZATION_URL'), `${baseUrl}/api/oauth2/authorize`)) ?? '',
       tokenUrl: read.url('OAUTH_TOKEN_URL', fill(read.raw('OAUTH_TOKEN_URL'), `${baseUrl}/api/oauth2/token`)) ?? '',
-      issuer: fill(read.raw('OAUTH_ISSUER'), baseUrl)
+      issuer: fill(read.raw('OAUTH_ISSUER'), baseUrl),
+      requireIss: false
     })
   }
   return tenants
+}
+
+/** OAUTH_REQUIRE_ISS: on (every tenant), off, or a comma list of tenant names. */
+function applyIssRequirement (read: EnvReader, tenants: Map<string, Tenant>): void {
+  const setting = read.list('OAUTH_REQUIRE_ISS')
+  if (setting.length === 1 && ['on', 'off', 'true', 'false', '1', '0', 'yes', 'no'].includes(setting[0]?.toLowerCase() ?? '')) {
+    const all = read.boolean('OAUTH_REQUIRE_ISS', false)
+    for (const tenant of tenants.values()) tenant.requireIss = all
+    return
+  }
+  for (const name of setting) {
+    const tenant = tenants.get(name)
+    if (tenant === undefined) read.problem('OAUTH_REQUIRE_ISS', `names no tenant "${name}" (on, off, or tenant names)`)
+    else tenant.requireIss = true
+  }
 }
 
 function ensureHostPrefix (name: string): string {
