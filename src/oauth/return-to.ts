@@ -4,32 +4,74 @@
 
 const MAX_LENGTH = 2048
 
-export function isSafeReturnPath (value: string): boolean {
-  if (value.length === 0 || value.length > MAX_LENGTH) return false
-  if (!value.startsWith('/')) return false
+const BASE = 'https://return-to.invalid'
+
+/**
+ * The path to put in Location for `value`, or undefined when `value` is not a safe local path.
+ * Checked twice: on the raw value (what a server decoding later would see) and on the normalised
+ * result (what the browser will resolve), because the URL parser's own normalisation (dot
+ * segments, percent-encoding) can turn an innocent-looking path into `//other-host`.
+ */
+export function parseReturnPath (value: string): string | undefined {
+  if (value.length === 0 || value.length > MAX_LENGTH) return undefined
+  if (!isLocalPath(value, true)) return undefined
+  // Dot segments in any encoding are refused outright: nothing legitimate needs them, and they
+  // are what makes normalisation move a path somewhere the raw check never looked.
+  if (hasDotSegment(value)) return undefined
+  let url: URL
+  try {
+    url = new URL(value, BASE)
+  } catch {
+    return undefined
+  }
+  if (url.origin !== BASE) return undefined
+  const normalised = `${url.pathname}${url.search}${url.hash}`
+  return isLocalPath(normalised, true) && new URL(normalised, BASE).origin === BASE ? normalised : undefined
+}
+
+/** A path that starts with one slash and stays one after up to three rounds of decoding. */
+function isLocalPath (value: string, raw: boolean): boolean {
+  if (!value.startsWith('/') || value.startsWith('//')) return false
   // Control characters, spaces and backslashes: browsers strip or rewrite them (\t, \n, \ → /).
-  if (hasUnsafeCharacter(value, true)) return false
-  if (value.startsWith('//')) return false
+  if (hasUnsafeCharacter(value, raw)) return false
   // Decode repeatedly: an encoded "//" or "\" must not slip through a server that decodes later.
   let decoded = value
   for (let i = 0; i < 3; i++) {
-    let next: string
-    try {
-      next = decodeURIComponent(decoded)
-    } catch {
-      return false
-    }
-    if (hasUnsafeCharacter(next, false) || next.startsWith('//') || !next.startsWith('/')) return false
+    const next = tryDecode(decoded)
+    if (next === undefined || hasUnsafeCharacter(next, false) || next.startsWith('//') || !next.startsWith('/')) return false
     if (next === decoded) break
     decoded = next
   }
-  // Resolving against a dummy origin must keep the origin: the final word on "is it local".
-  try {
-    const base = 'https://return-to.invalid'
-    return new URL(value, base).origin === base
-  } catch {
+  return true
+}
+
+/** True when a segment of the path part is `.` or `..`, however it is percent-encoded. */
+function hasDotSegment (value: string): boolean {
+  const path = value.split(/[?#]/, 1)[0] ?? ''
+  return path.split('/').some((segment) => {
+    let decoded = segment
+    for (let i = 0; i < 3; i++) {
+      const next = tryDecode(decoded)
+      if (next === undefined) return true
+      // A decoded slash splits the segment further: check every piece.
+      if (next.split(/[/\\]/).some((piece) => piece === '.' || piece === '..')) return true
+      if (next === decoded) break
+      decoded = next
+    }
     return false
+  })
+}
+
+function tryDecode (value: string): string | undefined {
+  try {
+    return decodeURIComponent(value)
+  } catch {
+    return undefined
   }
+}
+
+export function isSafeReturnPath (value: string): boolean {
+  return parseReturnPath(value) !== undefined
 }
 
 /** Bidirectional-text controls: they make a path read differently from what it is. */
@@ -46,13 +88,13 @@ function hasUnsafeCharacter (value: string, spaceIsUnsafe: boolean): boolean {
 /**
  * The safe path as it goes into a Location header: percent-encoded by the URL parser, so a
  * non-ASCII character can neither break the header (Node refuses such headers) nor go out raw.
+ * "/" for anything unsafe.
  */
 export function normaliseReturnPath (value: string): string {
-  const url = new URL(value, 'https://return-to.invalid')
-  return `${url.pathname}${url.search}${url.hash}`
+  return parseReturnPath(value) ?? '/'
 }
 
 /** The path to return to after sign-in, falling back to "/" for anything unsafe or absent. */
 export function safeReturnPath (value: unknown): string {
-  return typeof value === 'string' && isSafeReturnPath(value) ? normaliseReturnPath(value) : '/'
+  return typeof value === 'string' ? normaliseReturnPath(value) : '/'
 }

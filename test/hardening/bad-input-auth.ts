@@ -32,6 +32,11 @@ export const loginCases: BadInputCase[] = [
   { route: '/auth/login', name: 'full-width solidus in return_to', send: async (s) => await s.loginFlow(returnTo('/\uFF0F\uFF0Fevil.example')), expect: { redirect: '/%EF%BC%8F%EF%BC%8Fevil.example' } },
   { route: '/auth/login', name: 'non-ASCII path in return_to', send: async (s) => await s.loginFlow(returnTo('/galerie/été')), expect: { redirect: '/galerie/%C3%A9t%C3%A9' } },
   loginQuery('return_to longer than 2048', returnTo(`/${'a'.repeat(3000)}`)),
+  // Dot segments that the URL parser resolves into a leading "//": an open redirect if the check
+  // ran only on the raw value.
+  loginQuery('dot segments resolving to //evil in return_to', returnTo('/a/..//evil.example/')),
+  loginQuery('encoded dot segments resolving to //evil in return_to', returnTo('/a/%2e%2E//evil.example/')),
+  loginQuery('dot segment with backslash in return_to', 'return_to=/x/..%2F%2Fevil.example'),
   loginQuery('return_to given twice', 'return_to=/a&return_to=/b'),
   loginQuery('CRLF injection in scope', `scope=${encodeURIComponent('upload\r\nX-Injected: 1')}`),
   loginQuery('unknown scope', 'scope=admin'),
