@@ -2,7 +2,7 @@
 // object, so every route accepts every encoding the service is seen to accept. Files are not
 // expected here; the upload routes stream theirs with upload/receive-file.ts instead.
 import type { IncomingMessage } from 'node:http'
-import busboy from 'busboy'
+import { Busboy, type BusboyInstance } from '@fastify/busboy'
 import { EmulatorError, badRequest } from './emulator-error.js'
 
 export const maxBodyBytes = 1024 * 1024
@@ -91,9 +91,10 @@ function addField (fields: BodyFields, key: string, value: string): void {
 async function readMultipartFields (req: IncomingMessage): Promise<BodyFields> {
   const declared = Number(req.headers['content-length'])
   if (Number.isFinite(declared) && declared > maxBodyBytes) throw tooLarge()
-  let parser: busboy.Busboy
+  let parser: BusboyInstance
   try {
-    parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { fieldSize: 64 * 1024, fields: 200, parts: 200 } })
+    // Throws without a content type or boundary. Field values and names are read as UTF-8.
+    parser = new Busboy({ headers: { ...req.headers, 'content-type': req.headers['content-type'] ?? '' }, limits: { fieldSize: 64 * 1024, fields: 200, parts: 200 } })
   } catch {
     throw badRequest('The multipart body has no usable boundary.')
   }
@@ -111,8 +112,10 @@ async function readMultipartFields (req: IncomingMessage): Promise<BodyFields> {
       size += chunk.length
       if (size > maxBodyBytes) fail(tooLarge())
     })
-    parser.on('field', (name, value, info) => {
-      if (info.valueTruncated) fail(tooLarge())
+    parser.on('field', (name, value, _nameTruncated, valueTruncated) => {
+      if (valueTruncated) fail(tooLarge())
+      // A part without name="..." comes with no name at all, whatever the types say.
+      else if (typeof name !== 'string') fail(badRequest('A form field has no name.'))
       else addField(fields, name, value)
     })
     parser.on('file', (name, stream) => {
@@ -124,7 +127,8 @@ async function readMultipartFields (req: IncomingMessage): Promise<BodyFields> {
     parser.on('fieldsLimit', () => fail(badRequest('The form has too many fields.')))
     parser.on('partsLimit', () => fail(badRequest('The form has too many parts.')))
     parser.on('error', () => fail(badRequest('The multipart body is malformed.')))
-    parser.on('close', () => {
+    // 'finish' comes once the body has been parsed to its end, every part included.
+    parser.on('finish', () => {
       if (settled) return
       settled = true
       resolve(fields)

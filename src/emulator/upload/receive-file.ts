@@ -8,7 +8,7 @@ import { open, rm } from 'node:fs/promises'
 import type { IncomingMessage } from 'node:http'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
-import busboy from 'busboy'
+import { Busboy, type BusboyInstance } from '@fastify/busboy'
 import { EmulatorError, badRequest } from '../http/emulator-error.js'
 import { mediaTypeOf } from '../http/read-body.js'
 import type { ReceivedFile } from './upload-store.js'
@@ -31,10 +31,11 @@ export async function receiveFile (req: IncomingMessage, incomingDir: string, ru
   if (mediaTypeOf(req) !== 'multipart/form-data') {
     throw new EmulatorError(415, 'unsupported_media_type', 'Upload the file as multipart/form-data with the field "file".')
   }
-  let parser: busboy.Busboy
+  let parser: BusboyInstance
   try {
-    // One file per request; a second file part is an error, not silently ignored.
-    parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { files: 1, fields: 50, parts: 60, fieldSize: 64 * 1024 } })
+    // One file per request; a second file part is an error, not silently ignored. Throws
+    // without a boundary. File names and field values are read as UTF-8.
+    parser = new Busboy({ headers: { ...req.headers, 'content-type': req.headers['content-type'] ?? '' }, limits: { files: 1, fields: 50, parts: 60, fieldSize: 64 * 1024 } })
   } catch {
     throw badRequest('The multipart body has no usable boundary.')
   }
@@ -56,13 +57,13 @@ export async function receiveFile (req: IncomingMessage, incomingDir: string, ru
       removed.finally(() => { reject(error) }).catch(() => {})
     }
 
-    parser.on('field', (name, value, info) => {
-      if (info.valueTruncated) fail(badRequest(`The field ${name} is too long.`))
+    parser.on('field', (name, value, _nameTruncated, valueTruncated) => {
+      if (valueTruncated) fail(badRequest(`The field ${name} is too long.`))
       else fields[name] = value
     })
-    parser.on('file', (name, stream, info) => {
-      // busboy destroys the file stream with its own error when the body breaks off, possibly
-      // before writeFile starts reading; that error reaches fail() through the parser's 'error'.
+    parser.on('file', (name, stream, filename, _transferEncoding, mimeType) => {
+      // busboy emits its own error on the file stream when the body breaks off, possibly before
+      // writeFile starts reading; that error reaches fail() through the parser's 'error'.
       stream.on('error', () => {})
       if (failure !== undefined) {
         stream.resume()
@@ -73,26 +74,29 @@ export async function receiveFile (req: IncomingMessage, incomingDir: string, ru
         fail(badRequest(`Send the file in the field "file" (got "${name}").`))
         return
       }
-      if (info.filename === undefined || info.filename === '') {
+      // A part is a file when it has a file name or is application/octet-stream, so the name
+      // may be missing.
+      if (filename === undefined || filename === '') {
         stream.resume()
         fail(badRequest('The file part carries no file name.', 'missing_file'))
         return
       }
       try {
-        rules.beforeFile?.(info.filename)
+        rules.beforeFile?.(filename)
       } catch (error) {
         stream.resume()
         fail(error)
         return
       }
-      writing = writeFile(stream, info.filename, info.mimeType, incomingDir, rules, abort.signal)
+      writing = writeFile(stream, filename, mimeType, incomingDir, rules, abort.signal)
       writing.catch(fail)
     })
     parser.on('filesLimit', () => fail(badRequest('Send one file per request.', 'too_many_files_in_request')))
     parser.on('fieldsLimit', () => fail(badRequest('The form has too many fields.')))
     parser.on('partsLimit', () => fail(badRequest('The form has too many parts.')))
     parser.on('error', () => fail(badRequest('The multipart body is malformed.')))
-    parser.on('close', () => {
+    // 'finish' comes once the body has been parsed to its end and the file stream has ended.
+    parser.on('finish', () => {
       if (failure !== undefined) return
       if (writing === undefined) {
         fail(badRequest('No file was sent; send it in the multipart field "file".', 'missing_file'))
