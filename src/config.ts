@@ -3,6 +3,7 @@
 import { isIP } from 'node:net'
 import { EnvReader, type Env } from './env-reader.js'
 import { parseTokenKeys, type TokenKey } from './store/token-cipher.js'
+import { parseRedisUrl, RedisUrlError } from './store/redis-url.js'
 import { KNOWN_SCOPES, parseScopes } from './oauth/scopes.js'
 
 export interface Tenant {
@@ -154,8 +155,14 @@ export function loadConfig (env: Env = process.env): Config {
   })
 
   const redisUrl = read.raw('REDIS_URL')
-  if (redisUrl !== undefined && !/^(rediss?|redis\+sentinel|redis\+cluster):\/\//.test(redisUrl)) {
-    read.problem('REDIS_URL', 'must start with redis://, rediss://, redis+sentinel:// or redis+cluster://')
+  if (redisUrl !== undefined) {
+    // The client's own parser: what passes here is what the store will connect with.
+    try {
+      parseRedisUrl(redisUrl)
+    } catch (error) {
+      if (!(error instanceof RedisUrlError)) throw error
+      read.problem('REDIS_URL', error.message)
+    }
   }
 
   const allowedHosts = read.list('UPLOAD_ALLOWED_HOSTS').map((host) => host.toLowerCase())

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { ConfigError, loadConfig } from '../src/config.js'
+import { parseRedisUrl } from '../src/store/redis-url.js'
 
 const valid = {
   PUBLIC_URL: 'https://media.example.org',
@@ -97,4 +98,23 @@ t.test('every problem is reported at once, and no secret is echoed', async (t) =
   }
   t.notOk(problems.join('\n').includes(key), 'the key is not echoed')
   t.notOk(problems.join('\n').includes('short-secret-value'), 'the secret is not echoed')
+})
+
+t.test('REDIS_URL is checked by the store\'s own parser: every form the README offers loads', async (t) => {
+  for (const url of ['redis://redis:6379', 'rediss://:pw@cache.example:6380/2', 'redis+sentinel://s1:26379,s2:26379/mymaster', 'rediss+sentinel://s1:26379,s2:26379/mymaster', 'redis+cluster://n1:6379,n2:6379', 'rediss+cluster://n1:6379,n2:6379']) {
+    t.equal(loadConfig({ ...valid, REDIS_URL: url }).redisUrl, url, url)
+  }
+})
+
+t.test('a bad REDIS_URL is reported with the parser\'s message, without the password', async (t) => {
+  const url = 'redis+sentinel://:hunter2-hunter2@s1:26379'
+  let parserMessage = ''
+  try {
+    parseRedisUrl(url)
+  } catch (error) {
+    parserMessage = (error as Error).message
+  }
+  t.match(parserMessage, /master name/)
+  t.same(problemsOf({ ...valid, REDIS_URL: url }), [`REDIS_URL: ${parserMessage}`])
+  t.same(problemsOf({ ...valid, REDIS_URL: 'redis://:hunter2-hunter2@h:6379/cache' }), ['REDIS_URL: Redis URL: the path must be a database number, e.g. redis://redis:6379/0'])
 })

@@ -9,7 +9,10 @@
 //   redis+cluster://[user:password@]host:port,host:port
 //   rediss+sentinel://, rediss+cluster://              the same over TLS
 //
-// Error messages never repeat the URL: it may carry a password.
+// Schemes are case-insensitive (RFC 3986). This is the one parser of REDIS_URL: src/config.ts
+// validates with it at start, so a URL that passes there is one the client can use.
+// Error messages never repeat the URL: it may carry a password. Every refusal is a
+// RedisUrlError, so callers can tell a bad URL from a bug.
 
 export interface RedisAddress {
   host: string
@@ -34,36 +37,51 @@ export type RedisConnectionSpec =
   }
   | Credentials & { mode: 'cluster', nodes: RedisAddress[] }
 
-const multiHostUrl = /^(rediss?)\+(sentinel|cluster):\/\/(?:([^@/?#]*)@)?([^/?#]+)(\/[^?#]*)?(?:\?([^#]*))?$/
+export class RedisUrlError extends Error {
+  constructor (message: string) {
+    super(message)
+    this.name = 'RedisUrlError'
+  }
+}
+
+const ENCODE_USER_INFO = 'Redis URL: percent-encode /, ?, # and @ in user names and passwords (encodeURIComponent)'
+
+const multiHostUrl = /^(rediss?)\+(sentinel|cluster):\/\/(?:([^@/?#]*)@)?([^/?#]+)(\/[^?#]*)?(?:\?([^#]*))?$/i
 const defaultPort = { sentinel: 26379, cluster: 6379 }
 
 export function parseRedisUrl (url: string): RedisConnectionSpec {
-  if (/^rediss?:\/\//i.test(url)) return { mode: 'single', url }
+  if (/^rediss?:\/\//i.test(url)) {
+    checkSingleServerUrl(url)
+    return { mode: 'single', url }
+  }
   const match = multiHostUrl.exec(url)
   if (match === null) {
-    throw new Error('Redis URL must start with redis://, rediss://, redis+sentinel://, rediss+sentinel://, redis+cluster:// or rediss+cluster:// followed by host:port')
+    throw new RedisUrlError('Redis URL must start with redis://, rediss://, redis+sentinel://, rediss+sentinel://, redis+cluster:// or rediss+cluster:// followed by host:port')
   }
   const [, scheme = '', mode = '', userInfo, hostList = '', path = '', query = ''] = match
-  const kind = mode === 'sentinel' ? 'sentinel' : 'cluster'
+  const kind = mode.toLowerCase() === 'sentinel' ? 'sentinel' : 'cluster'
   const addresses = hostList.split(',').map((item, index) => parseAddress(item, index, defaultPort[kind]))
-  const credentials: Credentials = { ...parseUserInfo(userInfo), tls: scheme === 'rediss' }
+  const credentials: Credentials = { ...parseUserInfo(userInfo), tls: scheme.toLowerCase() === 'rediss' }
+  // An unencoded ? in the password moves the rest of the user info into the query; saying so
+  // beats naming a "parameter" that is really half a password.
+  if (query.includes('@')) throw new RedisUrlError(ENCODE_USER_INFO)
   const params = new URLSearchParams(query)
 
   if (kind === 'cluster') {
-    if (path !== '' && path !== '/') throw new Error('Redis Cluster URL must not have a path (a cluster has no databases)')
+    if (path !== '' && path !== '/') throw new RedisUrlError('Redis Cluster URL must not have a path (a cluster has no databases)')
     rejectUnknownParams(params, [])
     return { mode: 'cluster', nodes: addresses, ...credentials }
   }
 
-  const masterName = decodeURIComponent(path.replace(/^\/|\/$/g, ''))
+  const masterName = decode(path.replace(/^\/|\/$/g, ''), 'the master name')
   if (masterName === '' || masterName.includes('/')) {
-    throw new Error('Redis Sentinel URL must end with /<master name>, e.g. redis+sentinel://host:26379/mymaster')
+    throw new RedisUrlError('Redis Sentinel URL must end with /<master name>, e.g. redis+sentinel://host:26379/mymaster')
   }
   rejectUnknownParams(params, ['db', 'sentinelPassword', 'sentinelUsername'])
   const spec: RedisConnectionSpec = { mode: 'sentinel', sentinels: addresses, masterName, ...credentials }
   const db = params.get('db')
   if (db !== null) {
-    if (!/^\d+$/.test(db)) throw new Error('Redis Sentinel URL: db must be a non-negative integer')
+    if (!/^\d+$/.test(db)) throw new RedisUrlError('Redis Sentinel URL: db must be a non-negative integer')
     spec.db = Number(db)
   }
   const sentinelPassword = params.get('sentinelPassword')
@@ -75,11 +93,12 @@ export function parseRedisUrl (url: string): RedisConnectionSpec {
 
 function parseAddress (item: string, index: number, fallbackPort: number): RedisAddress {
   // host, host:port, [v6], [v6]:port
-  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]\s]+))(?::(\d{1,5}))?$/.exec(item.trim())
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]\s@]+))(?::(\d{1,5}))?$/.exec(item.trim())
   const host = match?.[1] ?? match?.[2]
   const port = match?.[3] === undefined ? fallbackPort : Number(match[3])
   if (host === undefined || port < 1 || port > 65535) {
-    throw new Error(`Redis URL: address ${index + 1} of the host list is not host:port`)
+    // An @ here is most likely from an unencoded @ in the password.
+    throw new RedisUrlError(`Redis URL: address ${index + 1} of the host list is not host:port${item.includes('@') ? ` (${ENCODE_USER_INFO.replace('Redis URL: ', '')})` : ''}`)
   }
   return { host, port }
 }
@@ -87,8 +106,8 @@ function parseAddress (item: string, index: number, fallbackPort: number): Redis
 function parseUserInfo (userInfo: string | undefined): { username?: string, password?: string } {
   if (userInfo === undefined || userInfo === '') return {}
   const colon = userInfo.indexOf(':')
-  const username = decodeURIComponent(colon === -1 ? userInfo : userInfo.slice(0, colon))
-  const password = colon === -1 ? undefined : decodeURIComponent(userInfo.slice(colon + 1))
+  const username = decode(colon === -1 ? userInfo : userInfo.slice(0, colon), 'the user name')
+  const password = colon === -1 ? undefined : decode(userInfo.slice(colon + 1), 'the password')
   // redis://:password@host is the usual form without ACL users: no username then.
   return {
     ...(username === '' ? {} : { username }),
@@ -100,7 +119,41 @@ function rejectUnknownParams (params: URLSearchParams, known: string[]): void {
   for (const name of params.keys()) {
     if (!known.includes(name)) {
       const allowed = known.length === 0 ? 'none are supported' : `supported: ${known.join(', ')}`
-      throw new Error(`Redis URL: unknown query parameter "${name}" (${allowed})`)
+      // Only a name that looks like one is repeated: anything else may be a piece of a secret.
+      const named = /^[A-Za-z_][A-Za-z0-9_]{0,31}$/.test(name) ? ` "${name}"` : ''
+      throw new RedisUrlError(`Redis URL: unknown query parameter${named} (${allowed})`)
     }
+  }
+}
+
+/**
+ * redis:// and rediss:// go to ioredis as they are; it reads them with new URL() and
+ * decodeURIComponent when the client is built, so anything those would throw on (or read as
+ * something else) is refused here, at start, instead.
+ */
+function checkSingleServerUrl (url: string): void {
+  const authority = /^[^:]+:\/\/([^/?#]*)/.exec(url)?.[1] ?? ''
+  if (authority.slice(authority.lastIndexOf('@') + 1).includes(',')) {
+    throw new RedisUrlError('Redis URL: several hosts need redis+sentinel:// or redis+cluster://')
+  }
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw new RedisUrlError('Redis URL is not a valid URL (redis://[user:password@]host[:port][/db])')
+  }
+  if (parsed.hostname === '') throw new RedisUrlError('Redis URL must name a host, e.g. redis://redis:6379')
+  if (parsed.port !== '' && Number(parsed.port) === 0) throw new RedisUrlError('Redis URL: the port must be from 1 to 65535')
+  if (parsed.hash !== '') throw new RedisUrlError('Redis URL must not have a fragment (#)')
+  if (!/^(\/(\d+)?)?$/.test(parsed.pathname)) throw new RedisUrlError('Redis URL: the path must be a database number, e.g. redis://redis:6379/0')
+  decode(parsed.username, 'the user name')
+  decode(parsed.password, 'the password')
+}
+
+function decode (text: string, what: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    throw new RedisUrlError(`Redis URL: ${what} is not valid percent-encoding`)
   }
 }
