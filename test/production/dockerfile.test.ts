@@ -29,7 +29,10 @@ t.test('Dockerfile: two stages on Node 24 LTS, built with dev dependencies, run 
   t.ok(copies.includes('--from=build /app/dist ./dist'), 'the compiled code from the build stage')
   // dist/plugins/demo-site.js reads ../../public/: public must sit beside dist.
   t.ok(copies.includes('public ./public'), 'the demo assets beside dist/')
-  t.match(await readFile(`${repoRoot}plugins/demo-site.ts`, 'utf8'), /'\.\.\/\.\.\/public\/'/, 'where the compiled demo plugin looks for them')
+  const demoPlugin = await readFile(`${repoRoot}plugins/demo-site.ts`, 'utf8')
+  t.match(demoPlugin, /'\.\.\/\.\.\/public\/'/, 'where the compiled demo plugin looks for them')
+  // The demo's script is bundled by the build stage's npm run build and travels inside dist/.
+  t.match(demoPlugin, /'\.\.\/demo-site\/demo\.js'/, 'where the compiled demo plugin looks for its bundle: dist/demo-site/')
 })
 
 t.test('Dockerfile: non-root, a health check, the server as the command, nothing secret inside', async (t) => {

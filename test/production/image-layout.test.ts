@@ -1,8 +1,9 @@
-// The image without Docker: the build stage's `npm run build` into a directory laid out as the
-// runtime stage's /app (dist/, public/, package.json), then the image's CMD and the emulator
-// command of compose.yaml run from it with compose.yaml's own environment, only host names and
-// ports swapped for local ones. A sign-in, a re-authorization for upload, an upload and its
-// finish then cross every address compose.yaml wires together.
+// The image without Docker: the build stage's `npm run build` (tsc, then package.json's
+// build:demo bundling the demo's script) into a directory laid out as the runtime stage's /app
+// (dist/, public/, package.json), then the image's CMD and the emulator command of compose.yaml
+// run from it with compose.yaml's own environment, only host names and ports swapped for local
+// ones. A sign-in, a re-authorization for upload, an upload and its finish then cross every
+// address compose.yaml wires together.
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
@@ -19,13 +20,13 @@ import { startRedis } from '../helpers/redis.js'
 import { signIn } from '../helpers/sign-in.js'
 import { dockerDir, execForm, parseDockerfile, readComposeFile, repoRoot, serviceEnv } from './deployment-files.js'
 
-const run = async (args: string[], cwd: string): Promise<void> => {
-  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+const run = async (args: string[], cwd: string, program = process.execPath): Promise<void> => {
+  const child = spawn(program, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
   child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })
   const [code] = await once(child, 'exit') as [number | null]
-  if (code !== 0) throw new Error(`node ${args.join(' ')} exited ${String(code)}:\n${output}`)
+  if (code !== 0) throw new Error(`${program} ${args.join(' ')} exited ${String(code)}:\n${output}`)
 }
 
 async function * jsFiles (dir: string): AsyncGenerator<string> {
@@ -43,6 +44,11 @@ t.teardown(async () => { await rm(app, { recursive: true, force: true }) })
 // The build stage's `npm run build` with another outDir. --noCheck: the same files are emitted,
 // without the type check that `npm run build` and `npm run typecheck` already do in CI.
 await run([join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', join(app, 'dist'), '--noCheck'], repoRoot)
+// build:demo as package.json has it, writing into this dist/ instead.
+const pkg = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) as { dependencies: Record<string, string>, scripts: Record<string, string> }
+const [bundler, ...bundleArgs] = (pkg.scripts['build:demo'] ?? '').split(/\s+/)
+if (bundler !== 'esbuild') throw new Error(`package.json's build:demo runs ${String(bundler)}, not esbuild`)
+await run(bundleArgs.map((arg) => arg.startsWith('--outfile=dist/') ? `--outfile=${join(app, arg.slice('--outfile='.length))}` : arg), repoRoot, join(repoRoot, 'node_modules/.bin/esbuild'))
 await cp(join(repoRoot, 'public'), join(app, 'public'), { recursive: true })
 for (const file of ['package.json', 'package-lock.json']) await cp(join(repoRoot, file), join(app, file))
 await symlink(join(repoRoot, 'node_modules'), join(app, 'node_modules'), 'dir')
@@ -53,7 +59,6 @@ const healthcheck = execForm(runtime?.all('HEALTHCHECK')[0]?.args ?? '') ?? []
 const compose = await readComposeFile()
 
 t.test('the compiled code imports only production dependencies', async (t) => {
-  const pkg = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
   const allowed = new Set([...Object.keys(pkg.dependencies), ...builtinModules])
   const missing = new Set<string>()
   let files = 0
@@ -129,7 +134,7 @@ t.test('CMD and the emulator command run from the layout with compose.yaml\'s en
   t.equal(page.status, 200, 'DEMO_SITE=on serves public/index.html from beside dist/')
   t.match(page.text, /<html/i)
   const script = await browser.get('/demo.js')
-  t.equal(script.status, 200, 'and bundles public/demo.ts at start')
+  t.equal(script.status, 200, 'and the script bundled by the build into dist/demo-site/')
   t.match(String(script.headers['content-type']), /javascript/)
   t.match((await browser.get('/readyz')).json(), { status: 'ready', store: 'redis' })
 

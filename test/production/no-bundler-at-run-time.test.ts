@@ -1,0 +1,82 @@
+// The demo's script is bundled by `npm run build`, never at run time: no runtime source imports
+// esbuild, esbuild is only a dev dependency (so `npm ci --omit=dev`, as the image's runtime stage
+// runs it, installs no bundler), and the demo plugin reads the bundle the build wrote.
+import { readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import t from 'tap'
+import { demoBundleFile, readDemoBundle } from '../../plugins/demo-site.js'
+import { dockerDir, parseDockerfile, repoRoot } from './deployment-files.js'
+
+interface PackageJson {
+  scripts: Record<string, string>
+  dependencies?: Record<string, string>
+  devDependencies?: Record<string, string>
+  optionalDependencies?: Record<string, string>
+  peerDependencies?: Record<string, string>
+}
+
+interface PackageLock {
+  packages: Record<string, { dev?: boolean }>
+}
+
+const isBundler = (specifier: string): boolean => /^(esbuild|@esbuild\/)/.test(specifier)
+
+async function * sourceFiles (dir: string): AsyncGenerator<string> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) yield * sourceFiles(path)
+    else if (/\.[cm]?[jt]s$/.test(entry.name)) yield path
+  }
+}
+
+t.test('no runtime source imports the bundler', async (t) => {
+  const offenders: string[] = []
+  let files = 0
+  for (const dir of ['src', 'plugins', 'routes']) {
+    for await (const file of sourceFiles(join(repoRoot, dir))) {
+      files += 1
+      const source = await readFile(file, 'utf8')
+      // Static imports and re-exports, import() and require().
+      for (const match of source.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm)) {
+        if (isBundler(match[1] ?? '')) offenders.push(`${file.slice(repoRoot.length)} imports ${match[1] ?? ''}`)
+      }
+    }
+  }
+  t.ok(files > 50, `${files} runtime source files read`)
+  t.same(offenders, [], 'none imports esbuild')
+})
+
+t.test('esbuild is a dev dependency only, also in the lock file', async (t) => {
+  const pkg = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) as PackageJson
+  t.ok(pkg.devDependencies?.esbuild, 'in devDependencies')
+  for (const field of ['dependencies', 'optionalDependencies', 'peerDependencies'] as const) {
+    t.notOk(Object.keys(pkg[field] ?? {}).some(isBundler), `not in ${field}`)
+  }
+  // npm ci --omit=dev skips exactly the packages the lock file marks dev: a production
+  // dependency that pulled esbuild in would clear the mark.
+  const lock = JSON.parse(await readFile(join(repoRoot, 'package-lock.json'), 'utf8')) as PackageLock
+  const bundlerPackages = Object.entries(lock.packages).filter(([path]) => isBundler(path.split('node_modules/').at(-1) ?? ''))
+  t.ok(bundlerPackages.some(([path]) => path === 'node_modules/esbuild'), 'the lock file holds esbuild')
+  t.same(bundlerPackages.filter(([, entry]) => entry.dev !== true).map(([path]) => path), [], 'every esbuild package is dev-only')
+})
+
+t.test('the build bundles the demo into dist/, which the runtime stage copies; it installs no dev dependency', async (t) => {
+  const pkg = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) as PackageJson
+  t.match(pkg.scripts.build, /\bnpm run build:demo\b/, 'npm run build bundles the demo')
+  t.match(pkg.scripts['build:demo'], /^esbuild public\/demo\.ts --bundle .*--outfile=dist\/demo-site\/demo\.js\b/, 'from public/demo.ts into dist/demo-site/demo.js')
+  t.equal(demoBundleFile, join(repoRoot, 'dist/demo-site/demo.js'), 'where the demo plugin reads it from sources (under tsx)')
+
+  const [build, runtime] = parseDockerfile(await readFile(join(dockerDir, 'Dockerfile'), 'utf8'))
+  t.ok(build?.all('RUN').some((run) => run.args === 'npm run build'), 'the build stage runs npm run build')
+  const runtimeRuns = runtime?.all('RUN').map((run) => run.args) ?? []
+  t.ok(runtimeRuns.some((run) => /\bnpm ci --omit=dev\b/.test(run)), 'the runtime stage installs production dependencies only')
+  t.notOk(runtimeRuns.some((run) => /\besbuild\b|npm (run|install|i)\b|\bnpx\b/.test(run)), `and runs no build or install beside it (${runtimeRuns.join('; ')})`)
+  t.ok(runtime?.all('COPY').some((copy) => copy.args === '--from=build /app/dist ./dist'), 'it copies dist/, bundle included')
+})
+
+t.test('the demo plugin reads the prebuilt bundle; without it, start-up names npm run build', async (t) => {
+  const script = await readDemoBundle()
+  t.ok(script.length > 1000, `${demoBundleFile.slice(repoRoot.length)} holds the bundle (${script.length} characters)`)
+  t.notMatch(script, /^\s*import\s/m, 'bundled: it imports nothing')
+  await t.rejects(readDemoBundle(join(repoRoot, 'dist/demo-site/absent.js')), /missing: run `npm run build` first/)
+})
