@@ -118,3 +118,67 @@ t.test('a bad REDIS_URL is reported with the parser\'s message, without the pass
   t.same(problemsOf({ ...valid, REDIS_URL: url }), [`REDIS_URL: ${parserMessage}`])
   t.same(problemsOf({ ...valid, REDIS_URL: 'redis://:hunter2-hunter2@h:6379/cache' }), ['REDIS_URL: Redis URL: the path must be a database number, e.g. redis://redis:6379/0'])
 })
+
+// NODE_ENV=production: what only the local demo may do is refused at start.
+const production = {
+  ...valid,
+  NODE_ENV: 'production',
+  TRUST_PROXY: '10.0.0.5',
+  ALLOWED_ORIGINS: 'https://www.example.org',
+  UPLOAD_ALLOWED_HOSTS: 'upload.media.example'
+}
+
+t.test('production: a correct configuration loads', async (t) => {
+  const config = loadConfig(production)
+  t.equal(config.publicUrl, 'https://media.example.org')
+  t.same(config.trustProxy, ['10.0.0.5'])
+  t.same(config.allowedOrigins, ['https://media.example.org', 'https://www.example.org'])
+  t.same(config.upload.allowedHosts, ['upload.media.example'])
+  t.equal(config.oauth.allowInsecureRequests, false)
+  for (const trustProxy of ['10.0.0.0/8', '172.28.0.10', 'loopback,uniquelocal', '::ffff:10.0.0.0/104', 'fd00::/8', '::ffff:0.0.0.0/95', '0.0.0.0/1']) {
+    t.doesNotThrow(() => loadConfig({ ...production, TRUST_PROXY: trustProxy }), `TRUST_PROXY=${trustProxy} is a bounded set of proxies`)
+  }
+})
+
+t.test('production refuses a plain-http PUBLIC_URL', async (t) => {
+  const env = { ...production, PUBLIC_URL: 'http://media.example.org' }
+  t.same(problemsOf(env), ['PUBLIC_URL: must be https when NODE_ENV=production (the session cookie is only Secure and __Host- over https)'])
+  t.same(problemsOf({ ...env, NODE_ENV: 'development' }), [], 'the local demo may')
+})
+
+t.test('production refuses a plain-http origin in ALLOWED_ORIGINS', async (t) => {
+  const env = { ...production, ALLOWED_ORIGINS: 'https://www.example.org, http://legacy.example.org' }
+  t.same(problemsOf(env), ['ALLOWED_ORIGINS: "http://legacy.example.org" is plain http; only https origins are allowed when NODE_ENV=production'])
+  t.same(problemsOf({ ...env, NODE_ENV: 'test' }), [])
+})
+
+t.test('production refuses a TRUST_PROXY that trusts every address, however it is spelled', async (t) => {
+  const catchAlls = [
+    '0.0.0.0/0', '::/0', '0.0.0.0/00', '10.0.0.5,0.0.0.0/0',
+    '::ffff:0.0.0.0/96', '::ffff:0:0/96', '::FFFF:0.0.0.0/96', '0:0:0:0:0:ffff:0:0/96', '::ffff:255.255.255.255/96',
+    '0.0.0.0/1,128.0.0.0/1', '::ffff:0.0.0.0/97,128.0.0.0/1', '0.0.0.0/2,64.0.0.0/2,128.0.0.0/1',
+    '2000::/3', '::/1,8000::/1', '2000::/4,3000::/4'
+  ]
+  for (const trustProxy of catchAlls) {
+    const problems = problemsOf({ ...production, TRUST_PROXY: trustProxy })
+    t.equal(problems.length, 1, `${trustProxy}: ${problems.join('; ')}`)
+    t.match(problems[0], /^TRUST_PROXY: .*trusts? every (IPv4 |public IPv6 )?address.*list only the reverse proxies' addresses/, trustProxy)
+  }
+  t.same(problemsOf({ ...production, TRUST_PROXY: '::ffff:0.0.0.0/96', NODE_ENV: 'development' }), [], 'outside production, a catch-all that works is allowed')
+  t.match(problemsOf({ ...production, TRUST_PROXY: '0.0.0.0/0', NODE_ENV: 'development' }), [/^TRUST_PROXY: "0\.0\.0\.0\/0" trusts every address/], 'a /0 never starts (the proxy-address matcher throws on it): named in any environment')
+})
+
+t.test('production refuses an unset or empty UPLOAD_ALLOWED_HOSTS', async (t) => {
+  for (const hosts of [undefined, '', ' , ']) {
+    const env: Record<string, string> = { ...production }
+    if (hosts === undefined) delete env.UPLOAD_ALLOWED_HOSTS
+    else env.UPLOAD_ALLOWED_HOSTS = hosts
+    t.same(problemsOf(env), ['UPLOAD_ALLOWED_HOSTS: is required when NODE_ENV=production: the hosts (host or host:port) url_upload_direct may point at, e.g. upload.media.example'], JSON.stringify(hosts))
+  }
+  t.same(problemsOf({ ...valid, NODE_ENV: 'development' }), [], 'outside production, any https host')
+})
+
+t.test('production: every refusal is reported at once', async (t) => {
+  const problems = problemsOf({ ...production, PUBLIC_URL: 'http://media.example.org', ALLOWED_ORIGINS: 'http://a.example', TRUST_PROXY: '::/0', UPLOAD_ALLOWED_HOSTS: '' })
+  t.same(problems.map((problem) => problem.split(':')[0]).sort(), ['ALLOWED_ORIGINS', 'PUBLIC_URL', 'TRUST_PROXY', 'UPLOAD_ALLOWED_HOSTS'])
+})

@@ -93,6 +93,8 @@ export async function startProductionStack (t: Teardown, options: StackOptions =
     OAUTH_SCOPES: 'basic user.info upload',
     SESSION_SECRETS: newSessionSecret(),
     TOKEN_KEYS: newTokenKey('k1'),
+    // A production start needs it: the emulator's upload host, which hands out the upload URLs.
+    UPLOAD_ALLOWED_HOSTS: new URL(emulator.uploadOrigin).host,
     REDIS_URL: redis.url,
     REDIS_KEY_PREFIX: keyPrefix,
     // Every request of these tests comes from 127.0.0.1.
