@@ -48,6 +48,9 @@ export default fp(async (app) => {
       return await refreshTokens(server, refreshToken)
     },
     onRefresh: (outcome, seconds) => app.metrics.refresh(outcome, seconds),
+    // Every user is refused alike until the operator acts; single-flight makes this one line per
+    // refresh attempt, not one per waiting request.
+    onClientRejected: (error) => app.log.error({ tokenError: error }, 'the token endpoint refused media-bff\'s client credentials (OAUTH_CLIENT_ID / OAUTH_CLIENT_SECRET); sessions are kept'),
     onLockWait: (seconds) => app.metrics.lockWait(seconds)
   }))
   app.addHook('onClose', async () => {

@@ -115,10 +115,6 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     if (query.error !== undefined) return await backWithError(/^[a-z_]{1,64}$/.test(query.error) ? query.error : 'server_error', 'error')
     if (query.code === undefined) return await backWithError('invalid_request', 'error')
 
-    // RFC 9207: an authorization response naming another issuer is a mix-up attack, not an outage.
-    const tenant = config.tenants.get(transaction.tenant)
-    if (query.iss !== undefined && query.iss !== tenant?.issuer) return await backWithError('issuer_mismatch', 'issuer_mismatch')
-
     let completed
     try {
       completed = await completeSignIn({
@@ -130,13 +126,23 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       }, transaction, query.state, new URLSearchParams(request.query as Record<string, string>))
     } catch (error) {
       const failure = classifyTokenError(error)
-      request.log.warn({ err: { type: (error as Error).name, message: (error as Error).message } }, 'code exchange failed')
-      return await backWithError(failure.kind === 'transient' ? 'unavailable' : 'token_exchange_failed', 'exchange_failed')
+      if (failure.kind === 'client_rejected') {
+        // Our client credentials were refused: every sign-in fails alike until the operator acts.
+        request.log.error({ tokenError: failure.error }, 'the token endpoint refused media-bff\'s client credentials (OAUTH_CLIENT_ID / OAUTH_CLIENT_SECRET)')
+      } else {
+        request.log.warn({ err: { type: (error as Error).name, message: (error as Error).message } }, 'code exchange failed')
+      }
+      return await backWithError(failure.kind === 'rejected' ? 'token_exchange_failed' : 'unavailable', 'exchange_failed')
     }
 
     // Remember what must survive a re-authorization, then rotate the session id (no fixation).
     const previous = await ensureSession(request)
     const sameUser = previous.user?.id !== undefined && previous.user.id === completed.user.userId && previous.tenant === transaction.tenant
+    // RFC 9207, checked before anything else the response says (an error included): a response
+    // naming another issuer is a mix-up attack, not an outage; a tenant configured to require
+    // `iss` (OAUTH_REQUIRE_ISS) refuses a response without it.
+    const tenant = config.tenants.get(transaction.tenant)
+    if (query.iss === undefined ? tenant?.requireIss === true : query.iss !== tenant?.issuer) return await backWithError('issuer_mismatch', 'issuer_mismatch')
     const carriedDenials = sameUser && transaction.addedScopes.length > 0 ? previous.deniedScopes ?? [] : []
     const uploadOwner = sameUser ? previous.uploadOwner : undefined
     const oldGrant = previous.grantId

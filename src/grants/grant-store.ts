@@ -18,9 +18,14 @@ export interface Grant {
   scopes: string[]
   createdAt: number
   refreshedAt: number | undefined
+  /**
+   * Epoch milliseconds after which the grant is gone: its session's absolute deadline. Every
+   * write's TTL runs to it, so a refresh never extends a grant beyond the session it belongs to.
+   */
+  notAfter: number
 }
 
-export type NewGrant = Omit<Grant, 'id' | 'version' | 'createdAt' | 'refreshedAt'>
+export type NewGrant = Omit<Grant, 'id' | 'version' | 'createdAt' | 'refreshedAt' | 'notAfter'>
 
 /** A grant as read, with the exact stored value that compare-and-set must match. */
 export interface StoredGrant {
@@ -28,13 +33,15 @@ export interface StoredGrant {
   stored: string
 }
 
+/** `ttlMs`: a grant's whole life, from sign-in (the session's absolute timeout). */
 export function createGrantStore (store: KeyValueStore, cipher: TokenCipher, { ttlMs }: { ttlMs: number }) {
   const key = (id: string): string => `grant:${id}`
   const seal = (grant: Grant): string => cipher.encrypt(JSON.stringify(grant), key(grant.id))
 
   return {
     async create (fields: NewGrant): Promise<Grant> {
-      const grant: Grant = { ...fields, id: randomBytes(18).toString('base64url'), version: 1, createdAt: Date.now(), refreshedAt: undefined }
+      const now = Date.now()
+      const grant: Grant = { ...fields, id: randomBytes(18).toString('base64url'), version: 1, createdAt: now, refreshedAt: undefined, notAfter: now + ttlMs }
       await store.set(key(grant.id), seal(grant), ttlMs)
       return grant
     },
@@ -42,25 +49,40 @@ export function createGrantStore (store: KeyValueStore, cipher: TokenCipher, { t
     async read (id: string): Promise<StoredGrant | undefined> {
       const stored = await store.get(key(id))
       if (stored === undefined) return undefined
+      let grant: Grant
       try {
-        return { grant: JSON.parse(cipher.decrypt(stored, key(id))) as Grant, stored }
+        grant = JSON.parse(cipher.decrypt(stored, key(id))) as Grant
       } catch {
         // Unreadable (tampered, or sealed with a key no longer configured): as good as absent.
         return undefined
       }
+      // The store's TTL ends it too; this also covers a clock ahead of the store's.
+      return deadlineOf(grant) > Date.now() ? { grant, stored } : undefined
     },
 
     /** Writes `next` (version + 1) only if the record is still exactly `previous`. */
-    async replace (previous: StoredGrant, changes: Partial<Omit<Grant, 'id' | 'version'>>): Promise<StoredGrant | undefined> {
+    async replace (previous: StoredGrant, changes: Partial<Omit<Grant, 'id' | 'version' | 'createdAt' | 'notAfter'>>): Promise<StoredGrant | undefined> {
       const grant: Grant = { ...previous.grant, ...changes, id: previous.grant.id, version: previous.grant.version + 1 }
+      const leftMs = deadlineOf(grant) - Date.now()
+      if (leftMs <= 0) return undefined
       const stored = seal(grant)
-      const written = await store.compareAndSet(key(grant.id), previous.stored, stored, ttlMs)
+      const written = await store.compareAndSet(key(grant.id), previous.stored, stored, leftMs)
       return written ? { grant, stored } : undefined
     },
 
     async delete (id: string): Promise<void> {
       await store.delete(key(id))
+    },
+
+    /** Deletes the record only if it is still exactly the one read: never a newer write. */
+    async deleteIfUnchanged (previous: StoredGrant): Promise<void> {
+      await store.deleteIfEquals(key(previous.grant.id), previous.stored)
     }
+  }
+
+  /** Records written before notAfter existed end a whole life after their creation. */
+  function deadlineOf (grant: Grant): number {
+    return typeof grant.notAfter === 'number' ? grant.notAfter : grant.createdAt + ttlMs
   }
 }
 

@@ -26,6 +26,11 @@ export type LeaseLock =
     acquired: true
     /** Aborted when the lease was lost while held (a renewal found another owner or none). */
     signal: AbortSignal
+    /**
+     * Asks the store, now, whether the lock is still ours, renewing the lease when it is. The
+     * signal alone can be stale: a process that was frozen resumes before its renewal timer runs.
+     */
+    confirm: () => Promise<boolean>
     /** Stops renewing and deletes the lock if it is still ours. Never rejects. */
     release: () => Promise<void>
   }
@@ -65,18 +70,20 @@ export async function acquireLeaseLock (store: KeyValueStore, key: string, optio
   }
 }
 
+export type HeldLease = Pick<Extract<LeaseLock, { acquired: true }>, 'signal' | 'confirm'>
+
 /** Runs fn while holding the lock; waits for it up to waitMs, else throws LockTimeoutError. */
 export async function withLeaseLock<T> (
   store: KeyValueStore,
   key: string,
-  fn: (signal: AbortSignal) => Promise<T>,
+  fn: (lease: HeldLease) => Promise<T>,
   options: LeaseLockOptions = {}
 ): Promise<T> {
   const started = performance.now()
   const lock = await acquireLeaseLock(store, key, options)
   if (!lock.acquired) throw new LockTimeoutError(performance.now() - started)
   try {
-    return await fn(lock.signal)
+    return await fn(lock)
   } finally {
     await lock.release()
   }
@@ -119,6 +126,18 @@ function holdLease (store: KeyValueStore, key: string, owner: string, leaseMs: n
   return {
     acquired: true,
     signal: lost.signal,
+    confirm: async () => {
+      if (lost.signal.aborted || released) return false
+      let stillOurs = false
+      try {
+        stillOurs = await store.expireIfEquals(key, owner, leaseMs)
+      } catch {
+        // The store cannot say: treat the lease as lost rather than act without it.
+      }
+      if (stillOurs) lastRenewedAt = performance.now()
+      else lost.abort(new Error('lease lost: the lock expired or was taken over'))
+      return stillOurs
+    },
     release: async () => {
       if (released) return
       released = true

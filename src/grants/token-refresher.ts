@@ -4,12 +4,12 @@
 // when another process already did it; everyone else reuses the winner's tokens.
 import type { GrantStore, StoredGrant } from './grant-store.js'
 import { GrantEndedError, GrantMissingError, RefreshUnavailableError } from './grant-errors.js'
-import { withLeaseLock, LockTimeoutError } from './lease-lock.js'
+import { withLeaseLock, LockTimeoutError, type HeldLease } from './lease-lock.js'
 import type { KeyValueStore } from '../store/key-value-store.js'
 import type { TokenSet } from '../oauth/authorization-server.js'
 import { classifyTokenError } from '../oauth/token-errors.js'
 
-export type RefreshOutcome = 'refreshed' | 'reused' | 'rejected' | 'failed'
+export type RefreshOutcome = 'refreshed' | 'reused' | 'rejected' | 'client_rejected' | 'failed'
 
 export interface TokenRefresherOptions {
   grants: GrantStore
@@ -29,7 +29,15 @@ export interface TokenRefresherOptions {
   callerWaitMs?: number
   onRefresh?: (outcome: RefreshOutcome, seconds: number) => void
   onLockWait?: (seconds: number) => void
+  /** The token endpoint refused media-bff itself (invalid_client, a 401): for the operator. */
+  onClientRejected?: (error: string) => void
 }
+
+/** The lease was lost mid-refresh: another holder may be refreshing; start over behind it. */
+class LeaseLostError extends Error {}
+
+/** How often a refresh that lost its lease starts over before the caller is told to retry. */
+const MAX_LEASE_RETRIES = 2
 
 export interface AccessTokenRequest {
   /** The upstream refused this token (401): refresh unless someone already replaced it. */
@@ -50,10 +58,10 @@ export function createTokenRefresher (options: TokenRefresherOptions) {
     return expiresAt - Math.min(skewMs, lifetime / 2) > Date.now()
   }
 
-  async function refreshUnderLock (grantId: string, request: AccessTokenRequest): Promise<StoredGrant> {
+  async function refreshUnderLock (grantId: string, request: AccessTokenRequest, attempt = 0): Promise<StoredGrant> {
     const started = performance.now()
     try {
-      return await withLeaseLock(store, `lock:grant:${grantId}`, async () => {
+      return await withLeaseLock(store, `lock:grant:${grantId}`, async (lease) => {
         // Another process may have refreshed while we waited for the lock.
         const current = await grants.read(grantId)
         if (current === undefined) throw new GrantMissingError()
@@ -61,7 +69,10 @@ export function createTokenRefresher (options: TokenRefresherOptions) {
           options.onRefresh?.('reused', (performance.now() - started) / 1000)
           return current
         }
-        return await redeem(current, started)
+        // Redeeming the refresh token without the lease could redeem it twice (the service then
+        // sees reuse and ends the grant): make sure the lease is still ours first.
+        if (!await lease.confirm()) throw new LeaseLostError()
+        return await redeem(current, started, lease)
       }, {
         ...(options.lockLeaseMs === undefined ? {} : { leaseMs: options.lockLeaseMs }),
         ...(options.lockRenewEveryMs === undefined ? {} : { renewEveryMs: options.lockRenewEveryMs }),
@@ -70,11 +81,16 @@ export function createTokenRefresher (options: TokenRefresherOptions) {
       })
     } catch (error) {
       if (error instanceof LockTimeoutError) throw new RefreshUnavailableError('another refresh of this grant is still running', 2)
+      if (error instanceof LeaseLostError) {
+        // Queue behind whoever holds the lock now, then reuse its tokens (the re-read above).
+        if (attempt < MAX_LEASE_RETRIES) return await refreshUnderLock(grantId, request, attempt + 1)
+        throw new RefreshUnavailableError('the refresh lock keeps changing hands', 2)
+      }
       throw error
     }
   }
 
-  async function redeem (current: StoredGrant, started: number): Promise<StoredGrant> {
+  async function redeem (current: StoredGrant, started: number, lease: HeldLease): Promise<StoredGrant> {
     const { grant } = current
     if (grant.refreshToken === undefined) {
       await grants.delete(grant.id)
@@ -85,13 +101,32 @@ export function createTokenRefresher (options: TokenRefresherOptions) {
       tokens = await options.refresh(grant.tenant, grant.refreshToken)
     } catch (error) {
       const failure = classifyTokenError(error)
+      const seconds = (performance.now() - started) / 1000
       if (failure.kind === 'rejected') {
-        options.onRefresh?.('rejected', (performance.now() - started) / 1000)
-        await grants.delete(grant.id)
+        // A newer record written by another instance (with tokens that still work) is never
+        // ended on the strength of our older refresh token: reuse it instead.
+        const latest = await grants.read(grant.id)
+        if (latest !== undefined && latest.stored !== current.stored) return reuse(latest, started)
+        options.onRefresh?.('rejected', seconds)
+        await grants.deleteIfUnchanged(current)
         throw new GrantEndedError(failure.error)
       }
-      options.onRefresh?.('failed', (performance.now() - started) / 1000)
+      if (failure.kind === 'client_rejected') {
+        options.onRefresh?.('client_rejected', seconds)
+        options.onClientRejected?.(failure.error)
+        throw new RefreshUnavailableError(`the token endpoint refused media-bff's client credentials (${failure.error})`, failure.retryAfterSeconds)
+      }
+      options.onRefresh?.('failed', seconds)
       throw new RefreshUnavailableError(failure.reason, failure.retryAfterSeconds)
+    }
+    // The lease may have been lost while the service answered (a stall, a slow endpoint):
+    // another instance may have written newer tokens, and then those are the ones to use.
+    if (!await lease.confirm()) {
+      const latest = await grants.read(grant.id)
+      if (latest === undefined) throw new GrantMissingError()
+      if (latest.stored !== current.stored) return reuse(latest, started)
+      // Nobody wrote: ours are the only live tokens (the old refresh token may be retired now),
+      // so they are written, still by compare-and-set.
     }
     const next = await grants.replace(current, {
       accessToken: tokens.accessToken,
@@ -102,11 +137,19 @@ export function createTokenRefresher (options: TokenRefresherOptions) {
       refreshedAt: Date.now()
     })
     if (next === undefined) {
-      // Under the lock only logout (delete) can change the record: the session is gone.
-      throw new GrantMissingError()
+      // Someone else wrote the grant (or logged out) while we refreshed. Never delete what they
+      // wrote: reuse their tokens, or report the sign-in gone if the record is.
+      const latest = await grants.read(grant.id)
+      if (latest === undefined) throw new GrantMissingError()
+      return reuse(latest, started)
     }
     options.onRefresh?.('refreshed', (performance.now() - started) / 1000)
     return next
+  }
+
+  function reuse (latest: StoredGrant, started: number): StoredGrant {
+    options.onRefresh?.('reused', (performance.now() - started) / 1000)
+    return latest
   }
 
   return {

@@ -1,30 +1,39 @@
-// What a failed call to the token endpoint means for the grant. Only an explicit rejection of
-// the grant or the client ends it; anything else (network, timeout, 5xx, 429, nonsense) keeps
-// it, so an outage never signs anyone out.
+// What a failed call to the token endpoint means for the grant. Only the authorization server
+// refusing this grant (invalid_grant) ends it. A refusal of the client itself (invalid_client,
+// unauthorized_client, any 401: a secret being rotated, a WAF in front of the endpoint) is the
+// operator's problem and would refuse every user alike, so it keeps every grant and is reported
+// as an outage. Anything else (network, timeout, 5xx, 429, nonsense) keeps the grant too.
 import * as oidc from 'openid-client'
 
 export type TokenFailure =
   | { kind: 'rejected', error: string }
+  | { kind: 'client_rejected', error: string, retryAfterSeconds: number }
   | { kind: 'transient', reason: string, retryAfterSeconds: number }
 
-const GRANT_ENDING_ERRORS = new Set(['invalid_grant', 'invalid_client', 'unauthorized_client'])
 const DEFAULT_RETRY_AFTER_S = 5
+/** A client-level refusal is not fixed in seconds; callers are asked to come back later. */
+const CLIENT_REJECTED_RETRY_AFTER_S = 30
 
 export function classifyTokenError (error: unknown): TokenFailure {
   if (error instanceof oidc.ResponseBodyError) {
-    if (GRANT_ENDING_ERRORS.has(error.error) && error.status < 500) return { kind: 'rejected', error: error.error }
+    if (error.status === 401 || error.error === 'invalid_client' || error.error === 'unauthorized_client') return clientRejected(error.error)
+    if (error.error === 'invalid_grant' && error.status < 500) return { kind: 'rejected', error: error.error }
     return transient(`token endpoint answered ${error.status} ${error.error}`, error.response)
   }
   if (error instanceof oidc.WWWAuthenticateChallengeError) {
-    // A 401 challenge from the token endpoint is client authentication failing.
-    if (error.status === 401) return { kind: 'rejected', error: 'invalid_client' }
+    if (error.status === 401) return clientRejected('invalid_client')
     return transient(`token endpoint answered ${error.status}`, error.response)
   }
   const cause = (error as { cause?: unknown }).cause
+  if (cause instanceof Response && cause.status === 401) return clientRejected('unauthorized')
   if (cause instanceof Response) return transient(`token endpoint answered ${cause.status}`, cause)
   const name = (error as { name?: string }).name
   if (name === 'TimeoutError' || name === 'AbortError') return transient('token endpoint timed out')
   return transient('token endpoint unreachable or answered nonsense')
+}
+
+function clientRejected (error: string): TokenFailure {
+  return { kind: 'client_rejected', error, retryAfterSeconds: CLIENT_REJECTED_RETRY_AFTER_S }
 }
 
 function transient (reason: string, response?: Response): TokenFailure {
