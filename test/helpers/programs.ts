@@ -1,19 +1,22 @@
-// Finds the real programs the tests drive. A missing one fails the test with the package to
-// install: tests never skip because a collaborator is absent.
+// Finds the real programs the tests drive. A missing one fails the test with the command that
+// installs it: tests never skip because a collaborator is absent. `npm test` installs them
+// beforehand where it can (test/setup/programs.ts).
 import { accessSync, constants } from 'node:fs'
 import { delimiter, join } from 'node:path'
 
-const debianPackage: Record<string, string> = {
+/** Every program a test or benchmark asks requireProgram for, with its Debian package. */
+export const suitePrograms: Record<string, string> = {
   'redis-server': 'redis-server',
-  'redis-cli': 'redis-tools',
   nginx: 'nginx',
   chromium: 'chromium',
-  openssl: 'openssl'
+  openssl: 'openssl',
+  curl: 'curl'
 }
 
+// nginx is in /usr/sbin, which is not on every user's PATH.
 const extraDirs = ['/usr/sbin', '/usr/bin', '/usr/local/bin', '/usr/local/sbin', '/sbin']
 
-export function requireProgram (name: string): string {
+export function findProgram (name: string): string | undefined {
   const dirs = [...(process.env.PATH ?? '').split(delimiter), ...extraDirs]
   for (const dir of dirs) {
     if (dir === '') continue
@@ -23,6 +26,17 @@ export function requireProgram (name: string): string {
       return candidate
     } catch {}
   }
-  const pkg = debianPackage[name] ?? name
-  throw new Error(`${name} is needed by this test but was not found on PATH. Install it: apt-get update && apt-get install -y ${pkg}`)
+  return undefined
+}
+
+/** The command that installs these Debian packages, with sudo unless already root. */
+export function installCommand (packages: string[], asRoot = process.getuid?.() === 0): string {
+  const sudo = asRoot ? '' : 'sudo '
+  return `${sudo}apt-get update && ${sudo}apt-get install -y --no-install-recommends ${packages.join(' ')}`
+}
+
+export function requireProgram (name: string): string {
+  const found = findProgram(name)
+  if (found !== undefined) return found
+  throw new Error(`${name} is needed by this test but was not found on PATH. Install it: ${installCommand([suitePrograms[name] ?? name])}`)
 }

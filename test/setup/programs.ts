@@ -1,0 +1,39 @@
+// npm test's first step (package.json's pretest): makes sure the programs the suite drives are
+// installed. Missing ones are installed when this machine can (Debian, as root); otherwise npm
+// test stops here with the command to run. test/setup/programs-plan.ts decides which.
+import { spawnSync } from 'node:child_process'
+import { findProgram, suitePrograms } from '../helpers/programs.js'
+import { planPrograms } from './programs-plan.js'
+
+const machine = () => ({
+  found: (program: string) => findProgram(program) !== undefined,
+  hasAptGet: process.platform === 'linux' && findProgram('apt-get') !== undefined,
+  isRoot: process.getuid?.() === 0
+})
+
+const plan = planPrograms(machine())
+if (plan.action === 'stop') {
+  process.stderr.write(`${plan.message}\n`)
+  process.exit(1)
+}
+if (plan.action === 'install') {
+  process.stdout.write(`${plan.message}\n`)
+  const aptGet = (args: string[]): void => {
+    const result = spawnSync('apt-get', args, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, encoding: 'utf8' })
+    if (result.status !== 0) {
+      process.stderr.write(`${result.stdout}${result.stderr}npm test: apt-get ${args.join(' ')} failed (exit ${String(result.status)}).\n`)
+      process.exit(1)
+    }
+  }
+  aptGet(['update', '-qq'])
+  aptGet(['install', '-y', '-qq', '--no-install-recommends', ...plan.packages])
+  // Debian's packages start services of their own on install; the tests start their own copies.
+  for (const service of ['nginx', 'redis-server'].filter((name) => plan.packages.includes(name))) {
+    spawnSync('service', [service, 'stop'], { stdio: 'ignore' })
+  }
+  const stillMissing = Object.keys(suitePrograms).filter((program) => findProgram(program) === undefined)
+  if (stillMissing.length > 0) {
+    process.stderr.write(`npm test: ${stillMissing.join(', ')} still not found after apt-get install ${plan.packages.join(' ')}.\n`)
+    process.exit(1)
+  }
+}
