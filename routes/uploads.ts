@@ -2,9 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
 import { AppError } from '../src/errors.js'
-import { UpstreamError } from '../src/media/upstream-error.js'
-import { checkUploadUrl, registrationFields } from '../src/uploads/upload-policy.js'
-import { ULID_PATTERN } from '../src/uploads/registrations.js'
+import { checkUploadUrl, refuseUploadUrl, registrationFields } from '../src/uploads/upload-policy.js'
 import { ErrorBody } from './schemas.js'
 
 const MAX_BYTES = Number.MAX_SAFE_INTEGER
@@ -60,24 +58,25 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/uploads/register', {
     schema: { tags: ['uploads'], summary: 'Register an upload; the browser then posts files to url_upload_direct', body: RegisterBody, response: { 200: Registration, ...errors } },
     preHandler: [app.rateLimitRegister, app.requireScopes('upload')]
-  }, async (request) => {
+  }, async (request, reply) => {
     const { folder_id: folderId, title, options } = request.body
     const fields = registrationFields(config.upload, folderId, title, options)
     const registration = await app.withAccessToken(request, async (token, grant) => {
       const tenant = config.tenants.get(grant.tenant)
       if (tenant === undefined) throw new AppError('login_required', 'Please sign in.', { details: { login_url: '/auth/login' } })
       const record = await app.media.registerUpload(tenant.apiUrl, token, fields)
-      const verdict = checkUploadUrl(record.url_upload_direct, tenant.apiUrl, config.upload.allowedHosts)
-      if (!verdict.ok) throw new UpstreamError('malformed', 'upload_id', verdict.reason, 200, { error: 'forbidden_upload_host', error_description: `The media service returned an upload address media-bff may not hand out: ${verdict.reason}.` })
+      refuseUploadUrl(checkUploadUrl(record.url_upload_direct, tenant.apiUrl, config.upload.allowedHosts))
       return { record, tenant: tenant.name }
     }).catch((error: unknown) => {
       app.metrics.registration('failed')
       throw error
     })
     const { record } = registration
-    const expiresAt = Number.isFinite(record.expires_in) ? Date.now() + record.expires_in * 1000 : record.expires * 1000
+    const expiresAt = Date.now() + record.expires_in * 1000
     await app.registrations.remember(ownerOf(request.session), { ulid: record.ulid, finishUrl: record.api.finish, tenant: registration.tenant, expiresAt })
     app.metrics.registration('registered')
+    // The answer carries a signed, pre-authorised upload URL: no cache may keep it.
+    reply.header('cache-control', 'no-store')
     return { ...record, finish_url: `/uploads/${record.ulid}/finish` }
   })
 
@@ -86,17 +85,20 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     preHandler: [app.requireScopes('upload')]
   }, async (request) => {
     const { ulid } = request.params
-    const remembered = ULID_PATTERN.test(ulid) ? await app.registrations.find(ownerOf(request.session), ulid) : undefined
+    const remembered = await app.registrations.find(ownerOf(request.session), ulid)
     if (remembered === undefined) {
       throw new AppError('not_found', 'This upload was not registered by your session, or it has expired.')
     }
-    const result = await app.withAccessToken(request, async (token) => await app.media.finishUpload(remembered.finishUrl, token))
-      .catch((error: unknown) => {
-        app.metrics.finish('failed')
-        throw error
-      })
+    const result = await app.withAccessToken(request, async (token, grant) => {
+      // A registration belongs to the tenant it was made on; never send this grant's token elsewhere.
+      if (remembered.tenant !== grant.tenant) throw new AppError('not_found', 'This upload was not registered by your session, or it has expired.')
+      return await app.media.finishUpload(remembered.finishUrl, token)
+    }).catch((error: unknown) => {
+      app.metrics.finish('failed')
+      throw error
+    })
     app.metrics.finish('finished')
-    return result as { status: string, files: Array<Record<string, never>> }
+    return result
   })
 }
 

@@ -2,6 +2,13 @@
 // the wire format (media-service.md) and nothing of sessions or HTTP routes.
 import { Agent, type Dispatcher } from 'undici'
 import { UpstreamError, serviceErrorFields } from './upstream-error.js'
+import { BodyTooLargeError, readCappedText } from './capped-body.js'
+import { readRegistration, type UploadRegistration } from './read-registration.js'
+import { KNOWN_SCOPES } from '../oauth/scopes.js'
+import { readFinishResult, type FinishResult } from './read-finish-result.js'
+
+export type { UploadRegistration } from './read-registration.js'
+export type { FinishResult } from './read-finish-result.js'
 
 export interface UserInfo {
   userId: string | undefined
@@ -9,19 +16,6 @@ export interface UserInfo {
   email: string | undefined
   /** Scopes the account is entitled to; undefined when the service does not say. */
   scopes: string[] | undefined
-}
-
-export interface UploadRegistration {
-  ulid: string
-  expires: number
-  expires_in: number
-  url_upload_direct: string
-  api: { rel?: string, upload?: string, finish: string, [key: string]: unknown }
-}
-
-export interface FinishResult {
-  status: string
-  files: unknown[]
 }
 
 export interface MediaClientOptions {
@@ -59,7 +53,7 @@ export function createMediaClient (options: MediaClientOptions) {
         signal: AbortSignal.timeout(options.timeoutMs)
       })
       status = response.statusCode
-      const text = await response.body.text()
+      const text = await readCappedText(response.body)
       const parsed = parseJson(text)
       if (status < 200 || status > 299) {
         const fields = serviceErrorFields(parsed)
@@ -78,21 +72,17 @@ export function createMediaClient (options: MediaClientOptions) {
     dispatcher,
 
     async getUserInfo (apiUrl: string, token: string): Promise<UserInfo> {
-      const body = await call('user_info', `${apiUrl}/user/info`, { method: 'GET', token }) as Record<string, unknown>
-      return readUserInfo(body)
+      return readUserInfo(await call('user_info', `${apiUrl}/user/info`, { method: 'GET', token }))
     },
 
     async registerUpload (apiUrl: string, token: string, fields: UploadFields): Promise<UploadRegistration> {
       const body = await call('upload_id', `${apiUrl}/upload/id`, { method: 'POST', token, form: fields })
-      return readRegistration(body)
+      return readRegistration(body, apiUrl)
     },
 
     async finishUpload (finishUrl: string, token: string): Promise<FinishResult> {
-      const body = await call('finish', finishUrl, { method: 'DELETE', token }) as Record<string, unknown>
-      if (typeof body !== 'object' || body === null || typeof body.status !== 'string') {
-        throw new UpstreamError('malformed', 'finish', 'finish answered without a status')
-      }
-      return { status: body.status, files: Array.isArray(body.files) ? body.files : [] }
+      const body = await call('finish', finishUrl, { method: 'DELETE', token })
+      return readFinishResult(body, new URL(finishUrl).origin)
     },
 
     async close (): Promise<void> {
@@ -118,6 +108,7 @@ function parseJson (text: string): unknown {
 
 function asUpstreamError (endpoint: string, error: unknown): UpstreamError {
   if (error instanceof UpstreamError) return error
+  if (error instanceof BodyTooLargeError) return new UpstreamError('malformed', endpoint, `${endpoint} answered with more than ${error.limitBytes} bytes`)
   const name = (error as { name?: string }).name
   const code = (error as { code?: string }).code
   if (name === 'TimeoutError' || name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
@@ -126,28 +117,27 @@ function asUpstreamError (endpoint: string, error: unknown): UpstreamError {
   return new UpstreamError('network', endpoint, `${endpoint} could not be reached (${code ?? name ?? 'error'})`)
 }
 
-/** user/info's shape is unpublished: read what is there, tolerate what is not. */
-function readUserInfo (body: Record<string, unknown>): UserInfo {
-  const text = (value: unknown): string | undefined => typeof value === 'string' || typeof value === 'number' ? String(value) : undefined
-  const scopes = Array.isArray(body.scopes)
-    ? body.scopes.filter((scope): scope is string => typeof scope === 'string')
-    : typeof body.scopes === 'string' ? body.scopes.split(/[\s,]+/).filter((s) => s !== '') : undefined
-  return { userId: text(body.user_id ?? body.id), name: text(body.name), email: text(body.email), scopes }
+const MAX_PROFILE_FIELD = 256
+
+/**
+ * user/info's shape is unpublished: read what is there, tolerate what is not, and keep only
+ * short plain strings (they end up in the session and in /auth/session) and known scopes.
+ */
+function readUserInfo (body: unknown): UserInfo {
+  const record = body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : {}
+  const text = (value: unknown): string | undefined => {
+    const string = typeof value === 'string' ? value : typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : undefined
+    return string !== undefined && string.length <= MAX_PROFILE_FIELD && !hasControlCharacter(string) ? string : undefined
+  }
+  const listed = Array.isArray(record.scopes) ? record.scopes : typeof record.scopes === 'string' ? record.scopes.split(/[\s,]+/) : undefined
+  const scopes = listed?.filter((scope): scope is string => typeof scope === 'string' && KNOWN_SCOPES.includes(scope))
+  return { userId: text(record.user_id ?? record.id), name: text(record.name), email: text(record.email), scopes }
 }
 
-function readRegistration (body: unknown): UploadRegistration {
-  const record = body as Record<string, unknown> | null
-  const api = record?.api as Record<string, unknown> | undefined
-  if (record === null || typeof record !== 'object' || typeof record.ulid !== 'string' || typeof record.url_upload_direct !== 'string' ||
-      typeof api !== 'object' || api === null || typeof api.finish !== 'string') {
-    const fields = serviceErrorFields(body)
-    throw new UpstreamError(fields.error === undefined ? 'malformed' : 'http', 'upload_id', 'the registration came back without ulid, url_upload_direct or api.finish', 200, fields)
+function hasControlCharacter (value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i)
+    if (code < 0x20 || code === 0x7f) return true
   }
-  return {
-    ulid: record.ulid,
-    expires: Number(record.expires),
-    expires_in: Number(record.expires_in),
-    url_upload_direct: record.url_upload_direct,
-    api: { ...api, finish: api.finish }
-  }
+  return false
 }

@@ -3,7 +3,8 @@
 import * as oidc from 'openid-client'
 import { fetch as undiciFetch, type Dispatcher } from 'undici'
 import type { Config, Tenant } from '../config.js'
-import { parseScopes } from './scopes.js'
+import { KNOWN_SCOPES, parseScopes } from './scopes.js'
+import { readCappedText } from '../media/capped-body.js'
 
 export interface TokenSet {
   accessToken: string
@@ -19,6 +20,8 @@ export type AuthorizationServers = Map<string, oidc.Configuration>
 
 /** Without expires_in we assume the service's documented access-token lifetime (1 hour). */
 const DEFAULT_EXPIRES_IN_S = 3600
+/** A longer claimed lifetime is not believed: the token is refreshed at least daily. */
+const MAX_EXPIRES_IN_S = 86_400
 
 /** One Configuration per tenant, whose token requests give up after timeoutMs. */
 export function createAuthorizationServers (config: Config, dispatcher: Dispatcher, timeoutMs: number): AuthorizationServers {
@@ -30,10 +33,10 @@ export function createAuthorizationServers (config: Config, dispatcher: Dispatch
 function createAuthorizationServer (config: Config, tenant: Tenant, dispatcher: Dispatcher, timeoutMs: number): oidc.Configuration {
   const { clientId, clientSecret, tokenAuthMethod } = config.oauth
   const clientAuth = tokenAuthMethod === 'client_secret_basic' ? oidc.ClientSecretBasic(clientSecret) : oidc.ClientSecretPost(clientSecret)
-  // No authorization_response_iss_parameter_supported: a server that sends RFC 9207 `iss` must
-  // send exactly our issuer, and one that sends none is accepted.
+  // RFC 9207: a server that sends `iss` must send exactly our issuer; one that sends none is
+  // accepted unless the tenant requires it (OAUTH_REQUIRE_ISS).
   const server = new oidc.Configuration(
-    { issuer: tenant.issuer, authorization_endpoint: tenant.authorizationUrl, token_endpoint: tenant.tokenUrl },
+    { issuer: tenant.issuer, authorization_endpoint: tenant.authorizationUrl, token_endpoint: tenant.tokenUrl, authorization_response_iss_parameter_supported: tenant.requireIss },
     clientId,
     { client_secret: clientSecret },
     clientAuth
@@ -49,20 +52,25 @@ function hasHttpEndpoint (tenant: Tenant): boolean {
 }
 
 /**
- * undici as openid-client's fetch. The media service's token response is only "probably"
+ * undici as openid-client's fetch, with two guards. Every token-endpoint body is read with a size
+ * cap (openid-client would read any size), so a hostile or broken endpoint costs bounded memory
+ * and ends as a transient failure. And the media service's token response is only "probably"
  * carrying token_type (media-service.md B), which openid-client insists on; a successful token
  * response without one is read as Bearer, the only type the service issues.
  */
 function tolerantTokenFetch (tokenUrl: string, dispatcher: Dispatcher): oidc.CustomFetch {
   return async (url, options) => {
     const response = await undiciFetch(url, { ...options, dispatcher } as Parameters<typeof undiciFetch>[1]) as unknown as Response
-    if (url !== tokenUrl || response.status !== 200) return response
-    const text = await response.text()
+    const text = response.body === null ? '' : await readCappedText(response.body as unknown as AsyncIterable<Uint8Array>)
+    const headers = new Headers(response.headers)
+    headers.delete('content-length')
+    headers.delete('content-encoding')
+    if (url !== tokenUrl || response.status !== 200) return new Response(text, { status: response.status, statusText: response.statusText, headers })
     let body: unknown
     try {
       body = JSON.parse(text)
     } catch {
-      return new Response(text, { status: response.status, headers: response.headers })
+      return new Response(text, { status: response.status, headers })
     }
     if (body !== null && typeof body === 'object' && !('token_type' in body)) {
       (body as Record<string, unknown>).token_type = 'Bearer'
@@ -101,14 +109,16 @@ export const newCodeVerifier = oidc.randomPKCECodeVerifier
 export const codeChallengeOf = oidc.calculatePKCECodeChallenge
 export const newState = oidc.randomState
 
+/** The token response as input: lifetimes clamped, scopes limited to the service's, ids plain. */
 function toTokenSet (response: oidc.TokenEndpointResponse): TokenSet {
-  const expiresIn = typeof response.expires_in === 'number' ? response.expires_in : Number(response.expires_in ?? DEFAULT_EXPIRES_IN_S)
+  const claimed = typeof response.expires_in === 'number' ? response.expires_in : Number(response.expires_in ?? DEFAULT_EXPIRES_IN_S)
+  const expiresIn = Number.isFinite(claimed) && claimed > 0 ? Math.min(claimed, MAX_EXPIRES_IN_S) : DEFAULT_EXPIRES_IN_S
   const userId = response.user_id
   return {
     accessToken: response.access_token,
-    refreshToken: response.refresh_token,
-    expiresAt: Date.now() + (Number.isFinite(expiresIn) ? expiresIn : DEFAULT_EXPIRES_IN_S) * 1000,
-    grantedScopes: typeof response.scope === 'string' ? parseScopes(response.scope) : undefined,
-    userId: typeof userId === 'string' || typeof userId === 'number' ? String(userId) : undefined
+    refreshToken: typeof response.refresh_token === 'string' && response.refresh_token !== '' ? response.refresh_token : undefined,
+    expiresAt: Date.now() + expiresIn * 1000,
+    grantedScopes: typeof response.scope === 'string' ? parseScopes(response.scope).filter((scope) => KNOWN_SCOPES.includes(scope)) : undefined,
+    userId: (typeof userId === 'string' && /^[\w.@-]{1,128}$/.test(userId)) || (typeof userId === 'number' && Number.isSafeInteger(userId)) ? String(userId) : undefined
   }
 }

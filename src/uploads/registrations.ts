@@ -3,6 +3,7 @@
 // not expired. Stored apart from the session blob so concurrent registrations never overwrite
 // each other.
 import type { KeyValueStore } from '../store/key-value-store.js'
+import { ULID_PATTERN } from '../media/read-registration.js'
 
 export interface RememberedRegistration {
   ulid: string
@@ -11,8 +12,6 @@ export interface RememberedRegistration {
   /** Epoch milliseconds. */
   expiresAt: number
 }
-
-export const ULID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/
 
 const MIN_TTL_MS = 1000
 

@@ -1,6 +1,7 @@
 // Operator policy for upload registrations: caps on what a browser may ask for, and the check
 // that the upload URL handed to the browser points where it should.
 import type { Config } from '../config.js'
+import { UpstreamError } from '../media/upstream-error.js'
 
 export interface UploadOptions {
   max_filesize?: number
@@ -67,4 +68,13 @@ export function checkUploadUrl (value: string, tenantApiUrl: string, allowedHost
     return { ok: false, reason: `the upload host ${url.host} is not in UPLOAD_ALLOWED_HOSTS` }
   }
   return { ok: true }
+}
+
+/** A refused upload URL is the upstream's fault: 502, with a reason a person can act on. */
+export function refuseUploadUrl (verdict: UploadUrlVerdict): void {
+  if (verdict.ok) return
+  throw new UpstreamError('malformed', 'upload_id', verdict.reason, 200, {
+    error: 'forbidden_upload_host',
+    error_description: `The media service returned an upload address media-bff may not hand out: ${verdict.reason}.`
+  })
 }

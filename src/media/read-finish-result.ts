@@ -1,0 +1,67 @@
+// The answer to finishing an upload (`DELETE {api.finish}`, media-service.md), read as untrusted
+// input: only the documented fields, as plain values, and file links only on the tenant's origin.
+import { UpstreamError } from './upstream-error.js'
+
+export interface FinishedFile {
+  file_id?: number | string
+  folder_id?: number | string
+  title?: string
+  filename?: string
+  size?: number
+  urls?: { file?: string }
+}
+
+export interface FinishResult {
+  status: string
+  files: FinishedFile[]
+}
+
+const MAX_FILES = 10_000
+const MAX_TEXT = 1024
+
+export function readFinishResult (body: unknown, tenantOrigin: string): FinishResult {
+  const record = body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : undefined
+  if (record === undefined || typeof record.status !== 'string' || record.status.length > 64) {
+    throw new UpstreamError('malformed', 'finish', 'finish answered without a status')
+  }
+  const files = Array.isArray(record.files) ? record.files.slice(0, MAX_FILES) : []
+  return { status: record.status, files: files.map((file) => readFile(file, tenantOrigin)) }
+}
+
+function readFile (value: unknown, tenantOrigin: string): FinishedFile {
+  const file = value !== null && typeof value === 'object' ? value as Record<string, unknown> : {}
+  const out: FinishedFile = {}
+  const fileId = id(file.file_id)
+  const folderId = id(file.folder_id)
+  if (fileId !== undefined) out.file_id = fileId
+  if (folderId !== undefined) out.folder_id = folderId
+  if (text(file.title) !== undefined) out.title = text(file.title)
+  if (text(file.filename) !== undefined) out.filename = text(file.filename)
+  if (typeof file.size === 'number' && Number.isSafeInteger(file.size) && file.size >= 0) out.size = file.size
+  const urls = file.urls !== null && typeof file.urls === 'object' ? file.urls as Record<string, unknown> : {}
+  const link = onOrigin(urls.file, tenantOrigin)
+  if (link !== undefined) out.urls = { file: link }
+  return out
+}
+
+/** Ids are numeric; some clients (and perhaps the service) send them as strings. */
+function id (value: unknown): number | string | undefined {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value
+  if (typeof value === 'string' && /^\d{1,18}$/.test(value)) return value
+  return undefined
+}
+
+function text (value: unknown): string | undefined {
+  return typeof value === 'string' && value.length <= MAX_TEXT ? value : undefined
+}
+
+/** A link the browser may be given: on the tenant's own origin, nothing else. */
+function onOrigin (value: unknown, origin: string): string | undefined {
+  if (typeof value !== 'string' || value.length > 2048) return undefined
+  try {
+    const url = new URL(value)
+    return url.origin === origin && url.username === '' && url.password === '' ? url.href : undefined
+  } catch {
+    return undefined
+  }
+}
