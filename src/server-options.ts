@@ -2,7 +2,7 @@
 // when the instance is created (proxy trust, body limit, logger with redaction).
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
-import type { FastifyReply, FastifyServerOptions } from 'fastify'
+import type { FastifyError, FastifyReply, FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
 
 /** Header and body paths that may hold a token, code, secret or cookie: never printed. */
@@ -17,7 +17,19 @@ export const REDACTED_PATHS = [
   '*.refresh_token',
   '*.accessToken',
   '*.refreshToken',
-  '*.code',
+  '*.id_token',
+  // The authorization code travels in the callback's query and in the token request's
+  // parameters, so it is redacted there. A bare `*.code` would also hide the app's own error
+  // codes (err.code: 'upstream_error'), which operators need to read.
+  'query.code',
+  '*.query.code',
+  'body.code',
+  '*.body.code',
+  'params.code',
+  'parameters.code',
+  '*.parameters.code',
+  '*.code_verifier',
+  '*.codeVerifier',
   '*.state',
   '*.client_secret',
   '*.clientSecret',
@@ -64,9 +76,37 @@ export function defaultLogger (config: Config): FastifyServerOptions['logger'] {
         method: request.method,
         path: request.url.split('?')[0],
         ip: request.ip
-      })
+      }),
+      // Fastify's type expects a stack from an err serializer; leaving it out is the point.
+      err: summarizeError as unknown as ErrSerializer,
+      error: summarizeError
     }
   }
+}
+
+type ErrSerializer = (error: FastifyError) => { type: string, message: string, stack: string }
+
+const MAX_ERROR_MESSAGE = 500
+
+/**
+ * An error as type, code and message, nothing more. openid-client's errors carry the callback's
+ * parameters (code, state), token response bodies, request headers and the upstream Response in
+ * `cause` and other fields, and pino's default serializer would print all of them, and stack
+ * frames. A query string inside a message (a URL) is cut off too.
+ */
+export function summarizeError (value: unknown): { type: string, code?: string, message?: string } {
+  if (value === null || typeof value !== 'object') return { type: typeof value }
+  const error = value as { name?: unknown, type?: unknown, code?: unknown, message?: unknown }
+  // Errors by name; the plain { type, message, code } objects plugins/errors.ts logs keep their type.
+  const type = value instanceof Error || typeof error.type !== 'string'
+    ? (typeof error.name === 'string' ? error.name : value.constructor?.name ?? 'Object')
+    : error.type
+  const summary: { type: string, code?: string, message?: string } = { type }
+  if (typeof error.code === 'string' || typeof error.code === 'number') summary.code = String(error.code)
+  if (typeof error.message === 'string') {
+    summary.message = error.message.replace(/\?[^\s?#=&]+=[^\s#]*/g, '?[query removed]').slice(0, MAX_ERROR_MESSAGE)
+  }
+  return summary
 }
 
 /**
