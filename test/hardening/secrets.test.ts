@@ -61,10 +61,11 @@ t.test('a real app logs an AppError\'s code and an error as type, code and messa
     cause: { error: 'invalid_grant', error_description: 'bad code', access_token: accessToken, refresh_token: refreshToken },
     response
   })
+  // openid-client's constructor takes { cause, code }; its declared type only ErrorOptions.
   const processingError = new ClientError('invalid response encountered', {
-    code: 'OAUTH_INVALID_RESPONSE',
     cause: { parameters: { code, state }, body: { access_token: accessToken, refresh_token: refreshToken }, headers: { authorization: `Bearer ${accessToken}`, cookie: [...browser.cookies].map(([name, value]) => `${name}=${value}`).join('; ') } }
   })
+  processingError.code = 'OAUTH_INVALID_RESPONSE'
   const withUrl = new Error(`GET ${bff.url}/auth/callback?code=${code}&state=${state} failed`)
   bff.app.log.error({ err: bodyError }, 'token exchange failed')
   bff.app.log.error({ err: processingError }, 'token exchange failed')
