@@ -63,6 +63,23 @@ export default fp(async (app) => {
     })
   })
 
+  // @fastify/session clears a cookie it cannot use (a forged or unknown id) with only its path:
+  // without Secure, a browser ignores the clearing of a __Host- cookie and keeps the bad one.
+  // Registered after @fastify/session, so this onSend runs after the one that clears.
+  if (settings.secureCookie) {
+    const clearing = `${settings.cookieName}=;`
+    app.addHook('onSend', async (_request, reply, payload) => {
+      const header = reply.getHeader('set-cookie')
+      if (header === undefined) return payload
+      const lines = Array.isArray(header) ? header.map(String) : [String(header)]
+      if (lines.some((line) => line.startsWith(clearing) && !/;\s*secure/i.test(line))) {
+        reply.removeHeader('set-cookie')
+        reply.header('set-cookie', lines.map((line) => line.startsWith(clearing) && !/;\s*secure/i.test(line) ? `${line}; Secure; HttpOnly` : line))
+      }
+      return payload
+    })
+  }
+
   // onRequest (after @fastify/session's own) so that even a request that later fails validation
   // keeps the cookie alive.
   app.addHook('onRequest', async (request, reply) => {

@@ -28,6 +28,8 @@ export interface HostileService {
   canaryReceived: RecordedRequest[]
   /** Replaces the answer of one endpoint; `undefined` restores the well-behaved one. */
   answer: (endpoint: Endpoint, make: ((request: IncomingMessage) => Answer) | undefined) => void
+  /** Parameters added to every authorization response (iss, error, ...). */
+  callbackParams: Record<string, string>
   /** Refresh tokens redeemed more than once (what a lost lease would cause). */
   reusedRefreshTokens: () => number
   refreshes: () => number
@@ -46,6 +48,7 @@ export async function startHostileService (): Promise<HostileService> {
   let reused = 0
   let refreshes = 0
   let issued = 0
+  const callbackParams: Record<string, string> = {}
 
   const canary = await listen((request, response) => {
     canaryReceived.push(record(request))
@@ -62,6 +65,7 @@ export async function startHostileService (): Promise<HostileService> {
         const target = new URL(url.searchParams.get('redirect_uri') ?? '')
         target.searchParams.set('code', `code-${++issued}`)
         target.searchParams.set('state', url.searchParams.get('state') ?? '')
+        for (const [name, value] of Object.entries(callbackParams)) target.searchParams.set(name, value)
         send(response, { status: 302, headers: { location: target.href } })
         return
       }
@@ -106,6 +110,7 @@ export async function startHostileService (): Promise<HostileService> {
     canaryUrl,
     received,
     canaryReceived,
+    callbackParams,
     answer: (endpoint, make) => {
       if (make === undefined) overrides.delete(endpoint)
       else overrides.set(endpoint, make)
