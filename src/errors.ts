@@ -57,7 +57,3 @@ export class AppError extends Error {
     return { ...this.details, error: this.code, message: this.message }
   }
 }
-
-export function isAppError (value: unknown): value is AppError {
-  return value instanceof AppError
-}

@@ -15,7 +15,3 @@ export function unionScopes (...lists: Array<readonly string[]>): string[] {
 export function missingScopes (granted: readonly string[], required: readonly string[]): string[] {
   return required.filter((scope) => !granted.includes(scope))
 }
-
-export function formatScopes (scopes: readonly string[]): string {
-  return scopes.join(' ')
-}
