@@ -14,6 +14,11 @@ import { LOGIN_URL } from './errors.js'
 declare module 'fastify' {
   interface FastifyInstance {
     requireScopes: (...scopes: string[]) => preHandlerAsyncHookHandler
+    /**
+     * Scopes a sign-in may ask for (`scope=` on /auth/login): OAUTH_SCOPES and every scope some
+     * route requires. Complete once the routes are registered, which is before the first request.
+     */
+    requestableScopes: ReadonlySet<string>
     withAccessToken: <T>(request: FastifyRequest, call: (token: string, grant: Grant) => Promise<T>) => Promise<T>
   }
   interface FastifyRequest {
@@ -27,7 +32,11 @@ export default fp(async (app) => {
   app.decorateRequest('grant', undefined)
   app.decorateRequest('storedGrant', undefined)
 
+  const requestable = new Set(app.config.oauth.scopes)
+  app.decorate<ReadonlySet<string>>('requestableScopes', requestable)
+
   app.decorate('requireScopes', (...required: string[]): preHandlerAsyncHookHandler => {
+    for (const scope of required) requestable.add(scope)
     return async function requireScopes (request) {
       const grantId = request.session?.grantId
       if (grantId === undefined) {

@@ -1,6 +1,7 @@
 // The key-value store (memory or Redis), the token cipher, and the records built on them:
 // login transactions, grants and upload registrations.
 import fp from 'fastify-plugin'
+import type { Cluster, Redis } from 'ioredis'
 import { createStore } from '../src/store/create-store.js'
 import type { KeyValueStore } from '../src/store/key-value-store.js'
 import { createTokenCipher, type TokenCipher } from '../src/store/token-cipher.js'
@@ -11,8 +12,10 @@ import { createRegistrations, type Registrations } from '../src/uploads/registra
 declare module 'fastify' {
   interface FastifyInstance {
     kv: KeyValueStore
-    /** Short-lived records (login transactions, rate-limit counters). */
+    /** Login transactions: written for anyone who asks, so in memory a full store refuses rather than evicts. */
     ephemeralKv: KeyValueStore
+    /** The Redis connection behind kv when REDIS_URL is set (rate-limit counters live there too). */
+    redisClient: Redis | Cluster | undefined
     cipher: TokenCipher
     grants: GrantStore
     loginTransactions: LoginTransactions
@@ -20,18 +23,31 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * In memory, the most login transactions (and their per-browser lists) held at once. A sealed
+ * transaction is at most about 2 KB (test/auth/login-flood.test.ts measures it), so a full store
+ * costs some 50 MB; sign-ins beyond it are refused with 503 until older ones are used or expire.
+ */
+export const LOGIN_STORE_MAX_ENTRIES = 25_000
+
 export default fp(async (app) => {
   const { config } = app
   const kv = createStore({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, logger: app.log })
-  // In memory, short-lived records get a bounded store of their own, so a flood of sign-in
-  // attempts or rate-limit counters can never evict real sessions. Redis holds both.
-  const ephemeralKv = config.redisUrl === undefined ? createStore({}) : kv
+  // In memory, login transactions get a bounded store of their own that refuses new entries when
+  // full: GET /auth/login needs no sign-in, so a flood of it must neither evict real sessions nor
+  // the transactions of people signing in right now. Redis holds both; at maxmemory with
+  // noeviction it refuses writes the same way (StoreFullError).
+  const ephemeralKv = config.redisUrl === undefined ? createStore({ maxEntries: LOGIN_STORE_MAX_ENTRIES, whenFull: 'refuse' }) : kv
   const cipher = createTokenCipher(config.tokenKeys)
   app.decorate('kv', kv)
   app.decorate('ephemeralKv', ephemeralKv)
+  app.decorate<Redis | Cluster | undefined>('redisClient', kv.redisClient)
   app.decorate('cipher', cipher)
   app.decorate('grants', createGrantStore(kv, cipher, { ttlMs: config.session.absoluteTimeoutMs }))
-  app.decorate('loginTransactions', createLoginTransactions(ephemeralKv, cipher, { ttlMs: config.session.loginTimeoutMs }))
+  app.decorate('loginTransactions', createLoginTransactions(ephemeralKv, cipher, {
+    ttlMs: config.session.loginTimeoutMs,
+    maxPerBrowser: config.session.maxLoginsPerBrowser
+  }))
   app.decorate('registrations', createRegistrations(kv))
   app.addHook('onClose', async () => {
     await kv.close()

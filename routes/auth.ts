@@ -3,22 +3,24 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
 import { AppError } from '../src/errors.js'
-import { isSafeReturnPath, normaliseReturnPath } from '../src/oauth/return-to.js'
-import { KNOWN_SCOPES, parseScopes, unionScopes } from '../src/oauth/scopes.js'
-import { newBrowserBinding } from '../src/oauth/login-transactions.js'
+import { MAX_LENGTH as MAX_RETURN_TO_LENGTH, parseReturnPath } from '../src/oauth/return-to.js'
+import { parseScopes, unionScopes } from '../src/oauth/scopes.js'
+import { LoginContentionError, newBrowserBinding } from '../src/oauth/login-transactions.js'
 import { completeSignIn, startSignIn } from '../src/oauth/sign-in.js'
 import { classifyTokenError } from '../src/oauth/token-errors.js'
 import { authErrorPage } from '../src/pages/auth-error-page.js'
 import { endSignIn, ensureSession } from '../plugins/session.js'
 import { LOGIN_URL } from '../plugins/errors.js'
 import { StoreUnavailableError } from '../src/store/key-value-store.js'
+import { StoreFullError } from '../src/store/memory-store.js'
 import { ErrorBody } from './schemas.js'
 
 const BINDING_PATTERN = /^[A-Za-z0-9_-]{43}$/
-const BINDING_MAX_AGE_S = 600
+/** Retry-After when no new sign-in fits in the store: started ones are used or expire meanwhile. */
+const LOGIN_STORE_FULL_RETRY_AFTER_S = 30
 
 const LoginQuery = Type.Object({
-  return_to: Type.Optional(Type.String({ maxLength: 2048 })),
+  return_to: Type.Optional(Type.String({ maxLength: MAX_RETURN_TO_LENGTH })),
   scope: Type.Optional(Type.String({ maxLength: 256 })),
   tenant: Type.Optional(Type.String({ maxLength: 64 }))
 })
@@ -50,6 +52,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { config } = app
   const bindingCookie = `${config.session.cookieName}-login`
   const cookieOptions = { httpOnly: true, secure: config.session.secureCookie, sameSite: 'lax' as const, path: '/' }
+  // The pre-login cookie lives exactly as long as the sign-ins it binds (LOGIN_TIMEOUT).
+  const bindingMaxAgeS = Math.max(1, Math.ceil(config.session.loginTimeoutMs / 1000))
 
   app.get('/auth/login', {
     schema: { tags: ['auth'], summary: 'Start a sign-in (browser navigation)', querystring: LoginQuery, response: { 400: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
@@ -57,15 +61,16 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     const { query } = request
     const session = request.session as Partial<typeof request.session> | null
-    if (query.return_to !== undefined && !isSafeReturnPath(query.return_to)) {
+    const returnTo = query.return_to === undefined ? '/' : parseReturnPath(query.return_to)
+    if (returnTo === undefined) {
       throw new AppError('invalid_request', 'return_to must be a path on this site, such as /uploads.', { details: { field: 'return_to' } })
     }
-    const returnTo = normaliseReturnPath(query.return_to ?? '/')
-    const addedScopes = parseScopes(query.scope)
-    const unknown = addedScopes.filter((scope) => !KNOWN_SCOPES.includes(scope))
-    if (unknown.length > 0) {
-      throw new AppError('invalid_request', `Unknown scope ${unknown.join(', ')}.`, { details: { field: 'scope', known_scopes: KNOWN_SCOPES } })
+    // The transaction stores the normalised path, which percent-encoding can make several times
+    // longer than the query's: the bound applies to what is stored.
+    if (returnTo.length > MAX_RETURN_TO_LENGTH) {
+      throw new AppError('invalid_request', `return_to is too long: at most ${MAX_RETURN_TO_LENGTH} characters once percent-encoded.`, { details: { field: 'return_to' } })
     }
+    const addedScopes = parseScopes(query.scope)
     const tenant = query.tenant ?? session?.tenant ?? config.defaultTenant
     if (!config.tenants.has(tenant)) {
       throw new AppError('invalid_request', `Unknown tenant ${tenant}.`, { details: { field: 'tenant' } })
@@ -75,13 +80,33 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     if (session?.grantId !== undefined && session.tenant === tenant) {
       grantedScopes = (await app.grants.read(session.grantId))?.grant.scopes ?? []
     }
+    // Only what this deployment may ask for (OAUTH_SCOPES and the scopes its routes require), and
+    // what the session already holds: a reauthorize_url repeats the granted scopes, and those may
+    // include one the authorization server granted unasked.
+    const refused = addedScopes.filter((scope) => !app.requestableScopes.has(scope) && !grantedScopes.includes(scope))
+    if (refused.length > 0) {
+      throw new AppError('invalid_request', `This site does not ask for the scope ${refused.join(', ')}.`, { details: { field: 'scope', known_scopes: [...app.requestableScopes] } })
+    }
     const existing = request.cookies[bindingCookie]
     const browserBinding = existing !== undefined && BINDING_PATTERN.test(existing) ? existing : newBrowserBinding()
-    const authorizationUrl = await startSignIn(config, app.authorizationServers, app.loginTransactions, {
-      tenant, returnTo, grantedScopes, addedScopes, browserBinding
-    })
+    let authorizationUrl: string
+    try {
+      authorizationUrl = await startSignIn(config, app.authorizationServers, app.loginTransactions, {
+        tenant, returnTo, grantedScopes, addedScopes, browserBinding
+      })
+    } catch (error) {
+      // Fail closed: no new sign-in while the store is full, and nobody else's is pushed out.
+      if (error instanceof StoreFullError) {
+        app.metrics.login('store_full')
+        throw new AppError('unavailable', 'Too many sign-ins are in progress right now. Try again shortly.', { retryAfter: LOGIN_STORE_FULL_RETRY_AFTER_S })
+      }
+      if (error instanceof LoginContentionError) {
+        throw new AppError('rate_limited', 'Too many sign-ins were started at once in this browser; wait a moment and try again.', { retryAfter: 1 })
+      }
+      throw error
+    }
     app.metrics.login('redirected')
-    reply.setCookie(bindingCookie, browserBinding, { ...cookieOptions, maxAge: BINDING_MAX_AGE_S })
+    reply.setCookie(bindingCookie, browserBinding, { ...cookieOptions, maxAge: bindingMaxAgeS })
     return await reply.header('cache-control', 'no-store').redirect(authorizationUrl, 302)
   })
 

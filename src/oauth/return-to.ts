@@ -2,7 +2,8 @@
 // (//evil, /\evil, a scheme, control characters, encoded variants of those) is refused, so the
 // login flow can never become an open redirect.
 
-const MAX_LENGTH = 2048
+/** Longest return path, raw and once normalised: it is stored in every login transaction. */
+export const MAX_LENGTH = 1024
 
 const BASE = 'https://return-to.invalid'
 

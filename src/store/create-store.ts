@@ -1,5 +1,6 @@
 // The one switch between the two deployments of design.md: no REDIS_URL, everything lives in this
 // process (bounded, with TTLs); with it, every instance shares Redis.
+import type { Cluster, Redis } from 'ioredis'
 import type { KeyValueStore } from './key-value-store.js'
 import { createMemoryStore } from './memory-store.js'
 import type { StoreLogger } from './redis-client.js'
@@ -14,16 +15,22 @@ export interface CreateStoreOptions {
   commandTimeoutMs?: number
   /** Memory only. */
   maxEntries?: number
+  /** Memory only: evict the least recently used entry when full (default), or refuse new keys. */
+  whenFull?: 'evict' | 'refuse'
   /** Memory only. */
   sweepIntervalMs?: number
   logger?: StoreLogger
 }
 
-export function createStore (options: CreateStoreOptions = {}): KeyValueStore {
-  const { redisUrl, keyPrefix, connectTimeoutMs, commandTimeoutMs, maxEntries, sweepIntervalMs, logger } = options
+/** The store, and with Redis its client, for what needs Redis itself (@fastify/rate-limit). */
+export type CreatedStore = KeyValueStore & { readonly redisClient?: Redis | Cluster }
+
+export function createStore (options: CreateStoreOptions = {}): CreatedStore {
+  const { redisUrl, keyPrefix, connectTimeoutMs, commandTimeoutMs, maxEntries, whenFull, sweepIntervalMs, logger } = options
   if (redisUrl === undefined || redisUrl === '') {
     return createMemoryStore({
       ...(maxEntries === undefined ? {} : { maxEntries }),
+      ...(whenFull === undefined ? {} : { whenFull }),
       ...(sweepIntervalMs === undefined ? {} : { sweepIntervalMs })
     })
   }

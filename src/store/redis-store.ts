@@ -5,7 +5,13 @@
 // client knows the connection is down, and after at most commandTimeoutMs when Redis silently
 // stops answering. The client keeps reconnecting on its own; once Redis is back the same store
 // works again. Values are never logged or put into errors: they hold encrypted tokens.
+//
+// Redis at maxmemory with the noeviction policy refuses writes that need memory ("OOM command not
+// allowed"): that is StoreFullError, so a new sign-in is refused while reads (and so signed-in
+// sessions) keep working.
+import type { Cluster, Redis } from 'ioredis'
 import { StoreUnavailableError, type KeyValueStore } from './key-value-store.js'
+import { StoreFullError } from './memory-store.js'
 import { createRedisClient, type StoreLogger } from './redis-client.js'
 import { defineStoreScripts } from './redis-scripts.js'
 import { wholeTtlMs } from './ttl.js'
@@ -21,13 +27,18 @@ export interface RedisStoreOptions {
   logger?: StoreLogger
 }
 
+export interface RedisKeyValueStore extends KeyValueStore {
+  /** The connection the store uses, for what needs Redis itself (@fastify/rate-limit's counters). */
+  readonly redisClient: Redis | Cluster
+}
+
 export function createRedisStore ({
   url,
   keyPrefix = 'media-bff:',
   connectTimeoutMs = 2000,
   commandTimeoutMs = 1000,
   logger
-}: RedisStoreOptions): KeyValueStore {
+}: RedisStoreOptions): RedisKeyValueStore {
   if (!Number.isFinite(commandTimeoutMs) || commandTimeoutMs <= 0) throw new RangeError('commandTimeoutMs must be a positive number')
   if (!Number.isFinite(connectTimeoutMs) || connectTimeoutMs <= 0) throw new RangeError('connectTimeoutMs must be a positive number')
 
@@ -66,6 +77,7 @@ export function createRedisStore ({
   }
 
   return {
+    redisClient: client,
     get: async (key) => (await run('get', () => client.get(keyOf(key)))) ?? undefined,
     set: async (key, value, ttlMs) => {
       const wholeMs = wholeTtlMs(ttlMs)
@@ -127,5 +139,6 @@ function asUnavailable (operation: string, error: unknown): StoreUnavailableErro
   cause.name = original.name
   const code = (original as { code?: unknown }).code
   if (typeof code === 'string') Object.assign(cause, { code })
+  if (original.message.startsWith('OOM ')) return new StoreFullError(`redis ${operation} refused: ${original.message}`, { cause })
   return new StoreUnavailableError(`redis ${operation} failed: ${original.message}`, { cause })
 }

@@ -18,7 +18,12 @@ export interface RedisServer {
   destroy: () => Promise<void>
 }
 
-export async function startRedis (): Promise<RedisServer> {
+export interface StartRedisOptions {
+  /** More redis-server arguments, after the defaults (a later one wins): ['--maxmemory-policy', 'noeviction']. */
+  args?: string[]
+}
+
+export async function startRedis ({ args = [] }: StartRedisOptions = {}): Promise<RedisServer> {
   const binary = requireProgram('redis-server')
   const dir = await mkdtemp(join(tmpdir(), 'media-bff-redis-'))
   const port = await freePort()
@@ -28,7 +33,8 @@ export async function startRedis (): Promise<RedisServer> {
     child = spawn(binary, [
       '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
       '--appendonly', 'yes', '--appendfsync', 'always', '--save', '',
-      '--protected-mode', 'yes', '--loglevel', 'warning'
+      '--protected-mode', 'yes', '--loglevel', 'warning',
+      ...args
     ], { stdio: ['ignore', 'ignore', 'inherit'] })
     await waitForPort(port)
   }
