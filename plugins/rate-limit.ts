@@ -1,41 +1,78 @@
-// Fixed-window rate limits kept in the shared store, so every replica counts together: sign-in
-// and callback per client address (the proxy-aware request.ip), registrations per signed-in user.
+// Rate limits on @fastify/rate-limit, one fixed one-minute window per key: sign-in and callback
+// per client address, registrations and finishes per signed-in user. With REDIS_URL the counters
+// live in Redis (the store's own connection), so every replica counts together; otherwise in this
+// process. Routes opt in through the decorators below (the plugin is registered with global off).
+//
+// Over the limit the answer is the contract's 429: the limiter throws an AppError, which
+// plugins/errors.ts turns into { error: 'rate_limited', message } with Retry-After. The plugin's
+// own X-RateLimit-* headers are off: the contract does not promise them and they would tell a
+// flood exactly how much budget is left.
+//
+// A counter the store cannot keep (Redis down, or at maxmemory) lets the request through
+// (skipOnError): the route then meets the same store and reports the outage itself, as a 503.
 import fp from 'fastify-plugin'
+import fastifyRateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyRequest, onRequestAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify'
 import { AppError } from '../src/errors.js'
-import { StoreUnavailableError } from '../src/store/key-value-store.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     rateLimitLogin: onRequestAsyncHookHandler
     rateLimitRegister: preHandlerAsyncHookHandler
+    rateLimitFinish: preHandlerAsyncHookHandler
   }
 }
 
 const WINDOW_MS = 60_000
+/** In memory, counters kept per limiter; beyond it the least recently used are forgotten. */
+const MEMORY_COUNTERS = 10_000
+/**
+ * One IPv6 subscriber usually holds a whole /64 and can pick any address in it, so it counts as
+ * one client; IPv4 (and IPv4-mapped IPv6) addresses count one by one.
+ */
+const IPV6_CLIENT_PREFIX = 64
+
+const off = { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false } as const
 
 export default fp(async (app) => {
-  const { loginPerMinute, registerPerMinute } = app.config.rateLimit
-
-  const limiter = (name: string, limit: number, keyOf: (request: FastifyRequest) => string | undefined) => {
-    return async function rateLimit (request: FastifyRequest): Promise<void> {
-      const key = keyOf(request)
-      if (key === undefined) return
-      let count: number
-      let ttlMs: number
-      try {
-        ({ count, ttlMs } = await app.ephemeralKv.increment(`rate:${name}:${key}`, WINDOW_MS))
-      } catch (error) {
-        // Without the store nothing else works either; let the route report the outage.
-        if (error instanceof StoreUnavailableError) return
-        throw error
-      }
-      if (count > limit) {
-        throw new AppError('rate_limited', 'Too many requests; wait a moment and try again.', { retryAfter: Math.max(1, Math.ceil(ttlMs / 1000)) })
-      }
-    }
+  const { rateLimit, redisKeyPrefix } = app.config
+  await app.register(fastifyRateLimit, {
+    global: false,
+    skipOnError: true,
+    addHeaders: { ...off, 'retry-after': false },
+    addHeadersOnExceeding: off,
+    ...(app.redisClient === undefined ? {} : { redis: app.redisClient, nameSpace: `${redisKeyPrefix}rate:` })
+  })
+  if (app.redisClient !== undefined) {
+    // The counters go straight to the client, which refuses commands until its first connection
+    // (no offline queue): wait for it, within the store's own deadline, so that the first
+    // requests are counted too. Redis down at start delays readiness by that deadline, no more.
+    app.addHook('onReady', async () => { await app.kv.ping().catch(() => {}) })
   }
 
-  app.decorate('rateLimitLogin', limiter('auth', loginPerMinute, (request) => request.ip))
-  app.decorate('rateLimitRegister', limiter('register', registerPerMinute, (request) => request.session?.uploadOwner ?? request.session?.grantId))
+  /**
+   * A limiter keyed by `keyOf`; a request without a key (no session yet) is not counted, and the
+   * route answers it on its own (401). The limiter's name leads the key: the plugin keys every
+   * app.rateLimit() limiter under the same Redis prefix, whatever route it guards.
+   */
+  const limiter = (name: string, max: number, keyOf: (request: FastifyRequest) => string | undefined) => app.rateLimit({
+    max,
+    timeWindow: WINDOW_MS,
+    cache: MEMORY_COUNTERS,
+    keyGenerator: (request) => `${name}:${keyOf(request) ?? ''}`,
+    allowList: (request) => keyOf(request) === undefined,
+    errorResponseBuilder: (_request, context) => new AppError('rate_limited', 'Too many requests; wait a moment and try again.', {
+      retryAfter: Math.max(1, Math.ceil(context.ttl / 1000))
+    })
+  })
+  const signedInUser = (request: FastifyRequest): string | undefined => request.session?.uploadOwner ?? request.session?.grantId
+
+  app.decorate('rateLimitLogin', limiter('auth', rateLimit.loginPerMinute, (request) => clientAddress(request.ip)))
+  app.decorate('rateLimitRegister', limiter('register', rateLimit.registerPerMinute, signedInUser))
+  app.decorate('rateLimitFinish', limiter('finish', rateLimit.finishPerMinute, signedInUser))
 }, { name: 'rate-limit', dependencies: ['config', 'stores'] })
+
+/** The client as the limits count it: an IPv6 address stands for its /64. */
+export function clientAddress (ip: string): string {
+  return normalizeIP(ip, IPV6_CLIENT_PREFIX)
+}

@@ -82,7 +82,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/uploads/:ulid/finish', {
     schema: { tags: ['uploads'], summary: 'Finish an upload this session registered', params: FinishParams, response: { 200: FinishResult, ...errors } },
-    preHandler: [app.requireScopes('upload')]
+    preHandler: [app.rateLimitFinish, app.requireScopes('upload')]
   }, async (request) => {
     const { ulid } = request.params
     const remembered = await app.registrations.find(ownerOf(request.session), ulid)
