@@ -56,8 +56,10 @@ export function testNginxConf (source: string, options: NginxOptions, paths: Tes
   // One worker: the two replicas are then used in strict alternation, which tests can rely on.
   swap(/^worker_processes .*;$/m, 'worker_processes 1;', 'worker_processes')
   swap(/^pid .*;$/m, `pid ${file('nginx.pid')};\nlock_file ${file('nginx.lock')};`, 'pid')
-  swap(/^error_log .*;$/m, `error_log ${file('error.log')} info;`, 'error_log')
-  swap(/^(\s*)access_log .*;$/m, `$1access_log ${file('access.log')} combined;\n` + [
+  // Only the paths change: the level and the log format are the production ones, whose
+  // promise (no query string in either log) test/production/proxy.test.ts checks.
+  swap(/^error_log \S+ (\w+);$/m, `error_log ${file('error.log')} $1;`, 'error_log')
+  swap(/^(\s*)access_log \S+ (\w+);$/m, `$1access_log ${file('access.log')} $2;\n` + [
     // The packaged nginx was built with temp paths under /var/lib/nginx; keep them in the prefix.
     'client_body_temp_path', 'proxy_temp_path', 'fastcgi_temp_path', 'uwsgi_temp_path', 'scgi_temp_path'
   ].map((directive) => `$1${directive} ${file(directive.replace('_path', ''))};`).join('\n'), 'access_log')

@@ -1,12 +1,15 @@
 // The production topology behind real nginx: sign-in, register and finish over https, one
-// session served by both replicas, Secure __Host- cookies through the proxy, and forwarded
-// headers believed only from the proxy's address.
+// session served by both replicas, Secure __Host- cookies through the proxy, forwarded headers
+// believed only from the proxy's address, and nginx's logs free of query strings.
+import { randomBytes } from 'node:crypto'
 import t from 'tap'
 import { request } from 'undici'
 import { Browser, parseSetCookie, type HttpResponse } from '../helpers/http-client.js'
+import { startNginx } from '../helpers/nginx.js'
+import { freePort } from '../helpers/ports.js'
 import { consent, onServer, signIn, startLogin } from '../helpers/sign-in.js'
 import { uploadDirect } from '../helpers/direct-upload.js'
-import { nextGoesTo, startProductionStack } from './stack.js'
+import { PROXY_ADDRESS, nextGoesTo, startProductionStack } from './stack.js'
 
 const COOKIE = '__Host-media-bff'
 
@@ -113,4 +116,46 @@ t.test('X-Forwarded-Proto: honoured from TRUST_PROXY only; the redirect URI neve
   t.equal(redirectUri(trusted.authorizeUrl), `${stack.publicUrl}/auth/callback`)
   t.match(sessionCookie(trusted.callback)?.attributes, { secure: true })
   t.equal((await believed.get('/auth/session')).json().authenticated, true)
+})
+
+t.test('nginx logs no query string: not the callback\'s code and state, not any other, in the access log or the error log', async (t) => {
+  const browser = stack.browser()
+  const { callback, callbackUrl } = await signIn(browser)
+  t.equal(callback.status, 302, 'signed in through nginx')
+  const code = new URL(callbackUrl).searchParams.get('code') ?? ''
+  const state = new URL(callbackUrl).searchParams.get('state') ?? ''
+  const marker = randomBytes(16).toString('hex')
+  t.equal((await browser.get(`/auth/session?probe=${marker}`)).status, 200)
+  const query = new URL(callbackUrl).search
+
+  // nginx writes the request line into every message about a request; these two are at level
+  // error. A body over client_max_body_size, on the callback's URL:
+  const tooLarge = await browser.fetch('POST', `/auth/callback${query}`, { headers: { 'content-type': 'application/json' }, body: 'x'.repeat(70 * 1024) })
+  t.equal(tooLarge.status, 413)
+  // and the callback's URL sent through an nginx whose replica refuses connections.
+  const failing = await startNginx({
+    upstreams: [`127.0.0.1:${await freePort()}`],
+    certFile: stack.cert.certFile,
+    keyFile: stack.cert.keyFile,
+    extraServerDirectives: [`proxy_bind ${PROXY_ADDRESS};`]
+  })
+  t.teardown(failing.stop)
+  const unreachable = await new Browser(failing.httpsUrl).get(`/auth/callback${query}&probe=${marker}`)
+  t.equal(unreachable.status, 502)
+
+  const logs = {
+    'access log': await stack.nginx.accessLog(),
+    'error log': await stack.nginx.errorLog(),
+    'access log of the failing proxy': await failing.accessLog(),
+    'error log of the failing proxy': await failing.errorLog()
+  }
+  t.match(logs['access log'], /"GET \/auth\/callback HTTP\/[\d.]+" 302 /, 'the callback is logged, by its path alone')
+  t.match(logs['access log'], /"POST \/auth\/callback HTTP\/[\d.]+" 413 /, 'so is the refused body')
+  t.match(logs['access log of the failing proxy'], /"GET \/auth\/callback HTTP\/[\d.]+" 502 .*upstream_status=502/, 'the failed upstream shows in the access log instead')
+  for (const [name, log] of Object.entries(logs)) {
+    for (const [what, value] of [['code', code], ['state', state], ['marker', marker]] as const) {
+      t.notOk(log.includes(value), `the ${name} holds no ${what}`)
+    }
+    t.notMatch(log, /\?[\w-]+=/, `the ${name} holds no query string at all`)
+  }
 })
