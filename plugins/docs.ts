@@ -1,6 +1,8 @@
-// GET /docs: the OpenAPI description of the JSON API, generated from the route schemas.
+// GET /docs: the OpenAPI description of the JSON API, generated from the route schemas. Like
+// /metrics, only for operators when METRICS_TOKEN is set.
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
+import { operatorOnly } from './metrics.js'
 
 export default fp(async (app) => {
   await app.register(swagger, {
@@ -14,5 +16,5 @@ export default fp(async (app) => {
       tags: [{ name: 'auth' }, { name: 'uploads' }, { name: 'operations' }]
     }
   })
-  app.get('/docs', { schema: { hide: true } }, async () => app.swagger())
-}, { name: 'docs' })
+  app.get('/docs', { schema: { hide: true }, onRequest: operatorOnly(app.config.metricsToken) }, async () => app.swagger())
+}, { name: 'docs', dependencies: ['config'] })

@@ -1,7 +1,10 @@
 // Prometheus metrics on GET /metrics: request latency, sign-ins and callbacks by outcome, token
 // refreshes and lock waits, upload registrations and finishes, upstream latency per endpoint.
 // Each app has its own registry, so several instances (tests, benchmarks) never collide.
+// With METRICS_TOKEN set, /metrics (and /docs, plugins/docs.ts) are for operators only.
+import { createHash, timingSafeEqual } from 'node:crypto'
 import fp from 'fastify-plugin'
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 
 export interface Metrics {
@@ -50,7 +53,28 @@ export default fp(async (app) => {
     requests.observe({ method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000)
   })
 
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/metrics', { schema: { hide: true }, onRequest: operatorOnly(app.config.metricsToken) }, async (_request, reply) => {
     return await reply.header('content-type', registry.contentType).send(await registry.metrics())
   })
-}, { name: 'metrics' })
+}, { name: 'metrics', dependencies: ['config'] })
+
+/**
+ * An onRequest hook for the operators' routes. Without a token they are open (keep them off the
+ * public proxy then). With one, a request without `Authorization: Bearer <token>` gets the very
+ * answer of a route that does not exist, so the public cannot even tell they are there. The
+ * comparison is of SHA-256 digests with timingSafeEqual: constant time whatever the length.
+ */
+export function operatorOnly (token: string | undefined): onRequestAsyncHookHandler {
+  const expected = token === undefined ? undefined : digest(token)
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (expected === undefined) return
+    const given = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')?.[1]
+    if (given !== undefined && timingSafeEqual(digest(given), expected)) return
+    reply.callNotFound()
+    return await reply
+  }
+}
+
+function digest (value: string): Buffer {
+  return createHash('sha256').update(value).digest()
+}

@@ -70,6 +70,8 @@ export interface Config {
   bodyLimit: number
   rateLimit: { loginPerMinute: number, registerPerMinute: number, finishPerMinute: number }
   demoSite: boolean
+  /** When set, GET /metrics and /docs answer only `Authorization: Bearer <metricsToken>`. */
+  metricsToken: string | undefined
 }
 
 export class ConfigError extends Error {
@@ -190,6 +192,11 @@ export function loadConfig (env: Env = process.env): Config {
       read.problem('UPLOAD_ALLOWED_HOSTS', 'is required when NODE_ENV=production: the hosts (host or host:port) url_upload_direct may point at, e.g. upload.media.example')
     }
   }
+  const metricsToken = read.raw('METRICS_TOKEN')
+  if (metricsToken !== undefined && (metricsToken.length < MIN_SECRET_LENGTH || !/^[A-Za-z0-9._~+/-]+=*$/.test(metricsToken))) {
+    read.problem('METRICS_TOKEN', `must be a random string of at least ${MIN_SECRET_LENGTH} characters usable in a Bearer header (letters, digits, - . _ ~ + /)`)
+  }
+
   const extensions = read.list('UPLOAD_FILE_EXTENSIONS').map((ext) => ext.replace(/^\./, '').toLowerCase())
   if (extensions.some((ext) => !/^[a-z0-9]{1,16}$/.test(ext))) read.problem('UPLOAD_FILE_EXTENSIONS', 'must be a comma list of extensions such as jpg,png,mp4')
 
@@ -239,7 +246,8 @@ export function loadConfig (env: Env = process.env): Config {
       registerPerMinute: read.integer('RATE_LIMIT_REGISTER_PER_MINUTE', 120, { min: 1 }),
       finishPerMinute: read.integer('RATE_LIMIT_FINISH_PER_MINUTE', 120, { min: 1 })
     },
-    demoSite: read.boolean('DEMO_SITE', false)
+    demoSite: read.boolean('DEMO_SITE', false),
+    metricsToken
   }
   if (read.problems.length > 0) throw new ConfigError(read.problems)
   return config

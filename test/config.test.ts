@@ -80,6 +80,8 @@ const cases: Array<[string, Record<string, string>]> = [
   ['PORT', { PORT: '70000' }],
   ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
   ['DEMO_SITE', { DEMO_SITE: 'maybe' }],
+  ['METRICS_TOKEN', { METRICS_TOKEN: 'too-short' }],
+  ['METRICS_TOKEN', { METRICS_TOKEN: `${'a'.repeat(32)} ${'b'.repeat(8)}` }],
   ['MEDIA_BASE_URL', { MEDIA_BASE_URL: 'http://tenant.example', NODE_ENV: 'production' }]
 ]
 
@@ -181,4 +183,13 @@ t.test('production refuses an unset or empty UPLOAD_ALLOWED_HOSTS', async (t) =>
 t.test('production: every refusal is reported at once', async (t) => {
   const problems = problemsOf({ ...production, PUBLIC_URL: 'http://media.example.org', ALLOWED_ORIGINS: 'http://a.example', TRUST_PROXY: '::/0', UPLOAD_ALLOWED_HOSTS: '' })
   t.same(problems.map((problem) => problem.split(':')[0]).sort(), ['ALLOWED_ORIGINS', 'PUBLIC_URL', 'TRUST_PROXY', 'UPLOAD_ALLOWED_HOSTS'])
+})
+
+t.test('METRICS_TOKEN: unset leaves /metrics and /docs open; set, it is kept for the plugins and never echoed', async (t) => {
+  t.equal(loadConfig(valid).metricsToken, undefined)
+  const token = 'm'.repeat(20) + 'E'.repeat(20)
+  t.equal(loadConfig({ ...valid, METRICS_TOKEN: token }).metricsToken, token)
+  const problems = problemsOf({ ...valid, METRICS_TOKEN: 'short-metrics-token' })
+  t.match(problems, [/^METRICS_TOKEN: must be a random string of at least 32 characters/])
+  t.notMatch(problems.join('\n'), 'short-metrics-token', 'the token is not echoed')
 })

@@ -1,6 +1,7 @@
 // What an operator watches: after a real flow through nginx, each replica's /metrics (scraped
 // directly, as Prometheus does on the internal network) carries the named series with their
-// labels; /readyz follows Redis going away and coming back while /healthz stays up.
+// labels; /metrics and /docs answer only METRICS_TOKEN and look absent to everyone else; /readyz
+// follows Redis going away and coming back while /healthz stays up.
 import t from 'tap'
 import { request } from 'undici'
 import { uploadDirect } from '../helpers/direct-upload.js'
@@ -57,7 +58,7 @@ t.test('/metrics on each replica names the series of a sign-in, a refresh race a
   t.equal((await uploadDirect(record.url_upload_direct, 'counted.txt', 'one file')).status, 200)
   t.equal((await browser.post(record.finish_url)).status, 200)
 
-  const [a, b] = await Promise.all([scrape(replicaA.url), scrape(replicaB.url)]) as [Scrape, Scrape]
+  const [a, b] = await Promise.all([scrape(replicaA.url, stack.metricsToken), scrape(replicaB.url, stack.metricsToken)]) as [Scrape, Scrape]
   t.match(a.contentType, /^text\/plain; version=0\.0\.4/)
   const total = (name: string, labels?: Record<string, string>): number => a.sum(name, labels) + b.sum(name, labels)
 
@@ -81,6 +82,56 @@ t.test('/metrics on each replica names the series of a sign-in, a refresh race a
   }
   t.ok(a.has('media_bff_process_cpu_user_seconds_total') && b.has('media_bff_nodejs_heap_size_used_bytes'), 'and the process defaults, prefixed')
   t.notOk(a.samples.concat(b.samples).some((sample) => Object.values(sample.labels).some((value) => value.includes(record.ulid))), 'no series carries an upload id')
+})
+
+t.test('with METRICS_TOKEN, /metrics and /docs answer only its bearer; to anyone else they look like routes that do not exist', async (t) => {
+  const get = async (baseUrl: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number, type: string, text: string }> => {
+    const response = await request(`${baseUrl}${path}`, { headers })
+    return { status: response.statusCode, type: String(response.headers['content-type'] ?? ''), text: await response.body.text() }
+  }
+  const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` })
+  const token = stack.metricsToken
+  const absent = await get(replicaA.url, '/no-such-route')
+  t.equal(absent.status, 404)
+
+  for (const path of ['/metrics', '/docs']) {
+    const refusals: Array<[string, Record<string, string>]> = [
+      ['no Authorization', {}],
+      ['a wrong token of the same length', bearer(`${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`)],
+      ['the token with a character missing', bearer(token.slice(0, -1))],
+      ['the token and more', bearer(`${token}x`)],
+      ['another scheme', { authorization: `Basic ${Buffer.from(`operator:${token}`).toString('base64')}` }],
+      ['the token elsewhere', { 'x-metrics-token': token, cookie: `token=${token}` }]
+    ]
+    for (const [what, headers] of refusals) {
+      const answer = await get(replicaA.url, path, headers)
+      t.equal(answer.status, 404, `${path}, ${what}: 404`)
+      t.equal(answer.type, absent.type, `${path}, ${what}: the content type of a missing route`)
+      t.same(JSON.parse(answer.text), { error: 'not_found', message: `There is no GET ${path}.` }, `${path}, ${what}: the body of a missing route`)
+    }
+    t.equal((await get(replicaA.url, `${path}?token=${token}`)).status, 404, `${path}: a token in the query is no token`)
+  }
+
+  const metrics = await get(replicaA.url, '/metrics', bearer(token))
+  t.equal(metrics.status, 200)
+  t.match(metrics.text, /media_bff_http_request_duration_seconds/)
+  t.equal((await get(replicaB.url, '/metrics', { authorization: `bearer  ${token}` })).status, 200, 'the scheme is case-insensitive')
+  const docs = await get(replicaA.url, '/docs', bearer(token))
+  t.equal(docs.status, 200)
+  t.match(JSON.parse(docs.text), { openapi: '3.1.0', info: { title: 'media-bff' } })
+
+  // Through the proxy they are not served at all, token or not.
+  for (const path of ['/metrics', '/docs']) {
+    const answer = await stack.browser().get(path, bearer(token))
+    t.equal(answer.status, 404, `${path} through nginx`)
+    t.match(answer.json(), { error: 'not_found', message: String }, `${path} through nginx: the contract's shape`)
+    t.notMatch(answer.text, /media_bff_|openapi/)
+  }
+
+  // Without METRICS_TOKEN both stay open: for a network where only Prometheus reaches them.
+  const open = await stack.startReplica('replica-open', { METRICS_TOKEN: '' })
+  t.equal((await get(open.url, '/metrics')).status, 200)
+  t.equal((await get(open.url, '/docs')).status, 200)
 })
 
 t.test('/readyz is 503 while Redis is down and 200 once it is back; /healthz stays 200', async (t) => {

@@ -40,9 +40,9 @@ export function parseMetrics (text: string, contentType = ''): Scrape {
   }
 }
 
-/** GET {baseUrl}/metrics, straight from a replica. */
-export async function scrape (baseUrl: string): Promise<Scrape> {
-  const response = await request(`${baseUrl}/metrics`)
+/** GET {baseUrl}/metrics, straight from a replica, with its METRICS_TOKEN when it has one. */
+export async function scrape (baseUrl: string, token?: string): Promise<Scrape> {
+  const response = await request(`${baseUrl}/metrics`, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } })
   const text = await response.body.text()
   if (response.statusCode !== 200) throw new Error(`/metrics answered ${response.statusCode}: ${text}`)
   return parseMetrics(text, String(response.headers['content-type'] ?? ''))

@@ -65,12 +65,20 @@ t.test('plain http is redirected to https with the path kept', async (t) => {
   t.equal(answer.headers.location, `${stack.publicUrl}/auth/session?x=1`)
 })
 
-t.test('the proxy does not publish /metrics; each replica serves it on its own address', async (t) => {
+t.test('the proxy does not publish /metrics or /docs; each replica serves them on its own address', async (t) => {
   const browser = stack.browser()
-  t.equal((await browser.get('/metrics')).status, 404)
-  const direct = await request(`${replicaA.url}/metrics`)
+  const authorization = `Bearer ${stack.metricsToken}`
+  for (const path of ['/metrics', '/docs', '/metrics?x=1', '//metrics', '/%6Detrics', '/docs?format=json']) {
+    const answer = await browser.get(path, { authorization })
+    t.equal(answer.status, 404, `${path} through nginx`)
+    t.match(answer.json(), { error: 'not_found' }, path)
+  }
+  const direct = await request(`${replicaA.url}/metrics`, { headers: { authorization } })
   t.equal(direct.statusCode, 200)
   t.match(await direct.body.text(), /media_bff_http_request_duration_seconds/)
+  const docs = await request(`${replicaA.url}/docs`, { headers: { authorization } })
+  t.equal(docs.statusCode, 200)
+  await docs.body.dump()
 })
 
 t.test('X-Forwarded-For: believed from the proxy, a client\'s own entries ignored', async (t) => {

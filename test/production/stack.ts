@@ -37,6 +37,8 @@ export interface ProductionStack {
   keyPrefix: string
   /** The environment every replica started with. */
   env: Env
+  /** METRICS_TOKEN of the replicas: /metrics and /docs answer only `Authorization: Bearer` it. */
+  metricsToken: string
   /** A browser talking to nginx over https. */
   browser: () => Browser
   /** Starts one more media-bff on the same Redis and emulator (not behind nginx). */
@@ -78,6 +80,7 @@ export async function startProductionStack (t: Teardown, options: StackOptions =
   cleanup(t, 'the emulator', emulator.stop)
 
   const keyPrefix = `prod-${randomBytes(4).toString('hex')}:`
+  const metricsToken = randomBytes(32).toString('base64url')
   const env: Env = {
     NODE_ENV: 'production',
     PUBLIC_URL: publicUrl,
@@ -97,6 +100,8 @@ export async function startProductionStack (t: Teardown, options: StackOptions =
     UPLOAD_ALLOWED_HOSTS: new URL(emulator.uploadOrigin).host,
     REDIS_URL: redis.url,
     REDIS_KEY_PREFIX: keyPrefix,
+    // As production should: /metrics and /docs for the operators' token only.
+    METRICS_TOKEN: metricsToken,
     // Every request of these tests comes from 127.0.0.1.
     RATE_LIMIT_LOGIN_PER_MINUTE: '10000',
     RATE_LIMIT_REGISTER_PER_MINUTE: '10000',
@@ -133,6 +138,7 @@ export async function startProductionStack (t: Teardown, options: StackOptions =
     publicUrl,
     keyPrefix,
     env,
+    metricsToken,
     browser: () => new Browser(publicUrl),
     startReplica,
     servedBy: (response) => {
