@@ -34,7 +34,7 @@ t.test('property: the fields never ask for more than the operator allows', async
     const sent = typeof fields.file_extensions === 'string' ? fields.file_extensions.split(',') : undefined
     return fields.hide_response === true &&
       within(fields.max_filesize, capFilesize) && within(fields.max_files, capFiles) && within(fields.max_size, capSize) &&
-      (capExtensions === undefined || (sent !== undefined && sent.every((ext) => capExtensions.includes(ext))))
+      (capExtensions === undefined || (sent !== undefined && sent.every((ext) => (capExtensions as string[]).includes(ext))))
   }), { numRuns: 2000 })
   t.pass('2000 generated policies and requests')
 })
