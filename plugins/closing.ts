@@ -9,9 +9,21 @@ const RETRY_AFTER_S = 2
 export default fp(async (app) => {
   let closing = false
   app.addHook('preClose', async () => { closing = true })
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return
+  // Synchronous and registered before every other hook (src/app.ts): a request that arrived
+  // before the close began finishes even if its session was still loading when it began. The
+  // error goes through the contract's error handler (plugins/errors.ts) like any other.
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) {
+      done()
+      return
+    }
     reply.header('connection', 'close')
-    throw new AppError('unavailable', 'media-bff is restarting; try again in a moment.', { retryAfter: RETRY_AFTER_S })
+    done(new AppError('unavailable', 'media-bff is restarting; try again in a moment.', { retryAfter: RETRY_AFTER_S }))
   })
-}, { name: 'closing', dependencies: ['errors'] })
+  // Answers still being finished when the close began end their connection with them, so the
+  // server can close at once instead of waiting for each kept-alive socket's timeout.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close')
+    done(null, payload)
+  })
+}, { name: 'closing' })

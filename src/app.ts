@@ -28,13 +28,15 @@ export interface AppOptions {
 
 export async function app (fastify: FastifyInstance, { config }: AppOptions): Promise<void> {
   await fastify.register(configPlugin, { config })
+  // First of all hooks: whether a request arrived before the close began must be decided when it
+  // arrives, not after the session and other async hooks have run.
+  await fastify.register(closingPlugin)
   await fastify.register(metricsPlugin)
   await fastify.register(docsPlugin)
   await fastify.register(securityHeadersPlugin)
   await fastify.register(storesPlugin)
   await fastify.register(sessionPlugin)
   await fastify.register(errorsPlugin)
-  await fastify.register(closingPlugin)
   await fastify.register(corsPlugin)
   await fastify.register(csrfPlugin)
   await fastify.register(mediaPlugin)
