@@ -137,6 +137,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       app.metrics.callback(outcome)
       return await reply.header('cache-control', 'no-store').redirect(withAuthError(transaction.returnTo, code), 302) as never
     }
+    // RFC 9207, checked before anything else the response says (an error included): a response
+    // naming another issuer is a mix-up attack, not an outage; a tenant configured to require
+    // `iss` (OAUTH_REQUIRE_ISS) refuses a response without it.
+    const tenant = config.tenants.get(transaction.tenant)
+    if (query.iss === undefined ? tenant?.requireIss === true : query.iss !== tenant?.issuer) return await backWithError('issuer_mismatch', 'issuer_mismatch')
     if (query.error !== undefined) return await backWithError(/^[a-z_]{1,64}$/.test(query.error) ? query.error : 'server_error', 'error')
     if (query.code === undefined) return await backWithError('invalid_request', 'error')
 
@@ -163,11 +168,6 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     // Remember what must survive a re-authorization, then rotate the session id (no fixation).
     const previous = await ensureSession(request)
     const sameUser = previous.user?.id !== undefined && previous.user.id === completed.user.userId && previous.tenant === transaction.tenant
-    // RFC 9207, checked before anything else the response says (an error included): a response
-    // naming another issuer is a mix-up attack, not an outage; a tenant configured to require
-    // `iss` (OAUTH_REQUIRE_ISS) refuses a response without it.
-    const tenant = config.tenants.get(transaction.tenant)
-    if (query.iss === undefined ? tenant?.requireIss === true : query.iss !== tenant?.issuer) return await backWithError('issuer_mismatch', 'issuer_mismatch')
     const carriedDenials = sameUser && transaction.addedScopes.length > 0 ? previous.deniedScopes ?? [] : []
     const uploadOwner = sameUser ? previous.uploadOwner : undefined
     const oldGrant = previous.grantId
