@@ -11,6 +11,8 @@ import type { UploadStore } from './upload/upload-store.js'
 
 export interface EmulatorContext {
   settings: EmulatorSettings
+  /** False until both servers listen and the origins below are known. */
+  listening: boolean
   apiOrigin: string
   /** The tenant base URL; the API is at baseUrl + '/api'. */
   baseUrl: string

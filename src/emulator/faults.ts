@@ -1,10 +1,12 @@
 // Fault injection: makes named endpoints slow, failing, silent or nonsensical on demand, so the
 // BFF's timeouts, retries and error mapping can be tested against a real socket. The HTTP hook
-// and RunningEmulator.injectFault both go through parseFault and the same FaultTable.
-import type { IncomingMessage, ServerResponse } from 'node:http'
+// and RunningEmulator.injectFault both go through parseFault and the same FaultTable. Faults
+// act in an onRequest hook (faultHook), before the route reads any of the body.
+import type { ServerResponse } from 'node:http'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { EmulatorError, errorBody } from './http/emulator-error.js'
-import { sendJson } from './http/responses.js'
-import { abandonRequestBody } from './http/router.js'
+import { sendJson } from './http/replies.js'
+import { abandonUnreadBody } from './http/requests.js'
 
 export const faultEndpoints = ['token', 'authorize', 'user_info', 'upload_id', 'finish', 'upload_direct', '*'] as const
 
@@ -34,7 +36,7 @@ export interface FaultTable {
   clear: () => void
   list: () => Array<FaultSpec & { remaining: number }>
   /** Applies any fault for the endpoint; false when the fault answered (or dropped) the call. */
-  apply: (endpoint: string, req: IncomingMessage, res: ServerResponse) => Promise<boolean>
+  apply: (endpoint: FaultEndpoint, request: FastifyRequest, reply: FastifyReply) => Promise<boolean>
 }
 
 const maxDelayMs = 120_000
@@ -112,29 +114,39 @@ export function createFaultTable (): FaultTable {
       }
       return listed
     },
-    async apply (endpoint, req, res) {
+    async apply (endpoint, request, reply) {
       const delayMs = delays.get(endpoint) ?? delays.get('*')
-      if (delayMs !== undefined && delayMs > 0) await delayUnlessClosed(delayMs, res)
-      if (res.destroyed) return false
+      if (delayMs !== undefined && delayMs > 0) await delayUnlessClosed(delayMs, reply.raw)
+      if (reply.raw.destroyed) {
+        // The client (or stop()) closed the connection while it waited: nobody to answer.
+        reply.hijack()
+        return false
+      }
       const fault = failing(endpoint)
       if (fault === undefined) return true
       fault.remaining -= 1
       if (fault.spec.drop === true) {
-        res.socket?.destroy()
-        res.destroy()
+        reply.hijack()
+        request.raw.socket.destroy()
         return false
       }
-      if (!req.complete) abandonRequestBody(req, res)
+      abandonUnreadBody(request, reply)
       if (fault.spec.malformed === true) {
-        const broken = '{"status": "success", "injected_fault": tr'
-        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(broken)) })
-        res.end(broken)
+        reply.code(200).header('content-type', 'application/json; charset=utf-8').send('{"status": "success", "injected_fault": tr')
       } else {
         const status = fault.spec.failStatus ?? 500
-        sendJson(res, status, errorBody('injected_fault', `Fault injected by the emulator: ${endpoint} answers ${status}.`, 'The media service is having trouble; please try again.'))
+        sendJson(reply, status, errorBody('injected_fault', `Fault injected by the emulator: ${endpoint} answers ${status}.`, 'The media service is having trouble; please try again.'))
       }
       return false
     }
+  }
+}
+
+/** The route option `onRequest: faultHook(context.faults, 'token')` makes a route faultable. */
+export function faultHook (faults: FaultTable, endpoint: FaultEndpoint): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
+  return async (request, reply) => {
+    // Once answered or dropped, Fastify runs nothing further for this request.
+    await faults.apply(endpoint, request, reply)
   }
 }
 

@@ -4,21 +4,18 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { apiServerRoutes } from './api-server-routes.js'
+import { buildApiServer } from './api-server.js'
 import type { EmulatorContext } from './context.js'
 import { copyCounters, zeroCounters, type EmulatorCounters } from './counters.js'
 import { createFaultTable, parseFault, type FaultSpec } from './faults.js'
 import type { FixtureUser } from './fixture-users.js'
-import { listen, originFor, type ListeningServer } from './http/listen.js'
-import { sendJson } from './http/responses.js'
-import { createRouter, type RequestHandler, type RouterOptions } from './http/router.js'
+import { listeningPort, originFor } from './http/origin.js'
 import { applyRuntimeConfig, type RuntimeConfig } from './hooks/runtime-config.js'
 import { createAuthorizationCodeStore } from './oauth/authorization-codes.js'
 import { createTokenStore } from './oauth/token-store.js'
 import { resolveOptions, type EmulatorOptions } from './options.js'
-import { applyCorsHeaders } from './upload/cors.js'
 import { createUploadStore } from './upload/upload-store.js'
-import { uploadServerRoutes } from './upload/upload-server-routes.js'
+import { buildUploadServer } from './upload/upload-server.js'
 
 export type { EmulatorCounters } from './counters.js'
 export type { FaultEndpoint, FaultSpec } from './faults.js'
@@ -58,28 +55,12 @@ export async function startEmulator (options: EmulatorOptions = {}): Promise<Run
   // Before listening, so an unusable data dir fails the start without leaving servers open.
   const uploads = await createUploadStore(dataDir)
 
-  // The servers listen before the routes exist (the routes need the origins, which need the
-  // ports); anything arriving in that instant is told to retry.
-  const handlers: { api?: RequestHandler, upload?: RequestHandler } = {}
-  const notReady: RequestHandler = (_req, res) => { sendJson(res, 503, { error: 'starting', error_description: 'The emulator is starting.', user_message: 'Please retry.' }) }
-  const servers: ListeningServer[] = []
-  const stopServers = async (): Promise<void> => { await Promise.all(servers.map(async (server) => { await server.close() })) }
-  try {
-    servers.push(await listen(settings.host, settings.apiPort, (req, res) => { (handlers.api ?? notReady)(req, res) }))
-    servers.push(await listen(settings.host, settings.uploadPort, (req, res) => { (handlers.upload ?? notReady)(req, res) }))
-  } catch (error) {
-    await stopServers()
-    if (ownsDataDir) await rm(dataDir, { recursive: true, force: true })
-    throw new Error(`The media emulator could not listen on ${settings.host}: ${(error as Error).message}`, { cause: error })
-  }
-  const [apiServer, uploadServer] = servers as [ListeningServer, ListeningServer]
-
-  const apiOrigin = settings.publicApiOrigin ?? originFor(settings.host, apiServer.port)
   const context: EmulatorContext = {
     settings,
-    apiOrigin,
-    baseUrl: apiOrigin,
-    uploadOrigin: settings.publicUploadOrigin ?? originFor(settings.host, uploadServer.port),
+    listening: false,
+    apiOrigin: '',
+    baseUrl: '',
+    uploadOrigin: '',
     dataDir,
     counters: zeroCounters(),
     faults: createFaultTable(),
@@ -87,15 +68,23 @@ export async function startEmulator (options: EmulatorOptions = {}): Promise<Run
     codes: createAuthorizationCodeStore(),
     uploads
   }
-  const withFaults: RouterOptions = {
-    beforeHandler: async (route, { req, res }) => route.faultEndpoint === undefined || await context.faults.apply(route.faultEndpoint, req, res)
+  const apiServer = buildApiServer(context)
+  const uploadServer = buildUploadServer(context)
+  const stopServers = async (): Promise<void> => { await Promise.all([apiServer.close(), uploadServer.close()]) }
+  try {
+    await apiServer.listen({ host: settings.host, port: settings.apiPort })
+    await uploadServer.listen({ host: settings.host, port: settings.uploadPort })
+  } catch (error) {
+    await stopServers()
+    if (ownsDataDir) await rm(dataDir, { recursive: true, force: true })
+    throw new Error(`The media emulator could not listen on ${settings.host}: ${(error as Error).message}`, { cause: error })
   }
-  handlers.api = createRouter(apiServerRoutes(context), withFaults)
-  const uploadRouter = createRouter(uploadServerRoutes(context), withFaults)
-  handlers.upload = (req, res) => {
-    applyCorsHeaders(req, res, settings.corsOrigins)
-    uploadRouter(req, res)
-  }
+  // The answers name both origins, so nothing is served until both ports are known.
+  context.apiOrigin = settings.publicApiOrigin ?? originFor(settings.host, listeningPort(apiServer))
+  context.baseUrl = context.apiOrigin
+  context.uploadOrigin = settings.publicUploadOrigin ?? originFor(settings.host, listeningPort(uploadServer))
+  context.listening = true
+  const { apiOrigin } = context
 
   let stopping: Promise<void> | undefined
   return {

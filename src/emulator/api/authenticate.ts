@@ -1,7 +1,7 @@
 // Authentication of /api calls: `Authorization: Bearer <access token>`, or the user's private
 // token as `Authorization: Private-Token <token>` or a `private_token` form field. A private
 // token carries every right of its user; an access token carries the scopes it was granted.
-import type { IncomingMessage } from 'node:http'
+import type { IncomingHttpHeaders } from 'node:http'
 import type { EmulatorContext } from '../context.js'
 import { findUser } from '../context.js'
 import type { FixtureUser } from '../fixture-users.js'
@@ -24,7 +24,7 @@ function invalidToken (description: string): EmulatorError {
 }
 
 /** The presented credential, without checking it; undefined when none was sent. */
-export function presentedCredential (req: IncomingMessage, formToken: unknown): { scheme: 'bearer' | 'private_token', token: string } | undefined {
+export function presentedCredential (req: { headers: IncomingHttpHeaders }, formToken: unknown): { scheme: 'bearer' | 'private_token', token: string } | undefined {
   const header = req.headers.authorization
   if (header !== undefined && header.trim() !== '') {
     const match = /^(bearer|private-token)\s+(\S+)\s*$/i.exec(header.trim())
@@ -36,7 +36,7 @@ export function presentedCredential (req: IncomingMessage, formToken: unknown): 
   return undefined
 }
 
-export function authenticate (context: EmulatorContext, req: IncomingMessage, formToken?: unknown): Caller {
+export function authenticate (context: EmulatorContext, req: { headers: IncomingHttpHeaders }, formToken?: unknown): Caller {
   const credential = presentedCredential(req, formToken)
   if (credential === undefined) {
     throw new EmulatorError(401, 'invalid_token', 'No access token was sent.', { userMessage: 'Please sign in.', headers: { 'www-authenticate': challenge } })

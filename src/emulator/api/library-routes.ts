@@ -1,19 +1,20 @@
 // Read-only views of what was uploaded: folders (0 is the user's home) and files. Folders exist
 // implicitly once something was registered for or uploaded into them; there is no folder tree
 // beyond home and its direct children.
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { EmulatorContext } from '../context.js'
 import { notFound } from '../http/emulator-error.js'
-import { sendJson } from '../http/responses.js'
-import type { Route, RouteContext } from '../http/router.js'
+import { sendJson } from '../http/replies.js'
 import { fileEntry } from '../upload/file-views.js'
 import type { StoredFile } from '../upload/upload-store.js'
 import { authenticate, requireScope, type Caller } from './authenticate.js'
 
-function idParam (route: RouteContext, name: string): number {
-  const text = route.params[name] ?? ''
-  if (!/^\d{1,15}$/.test(text)) throw notFound(`There is no ${name.replace('_id', '')} ${text}.`)
-  return Number(text)
-}
+const numericId = { type: 'string', pattern: '^\\d{1,15}$' } as const
+const folderParams = { type: 'object', required: ['folder_id'], properties: { folder_id: numericId } } as const
+const fileParams = { type: 'object', required: ['file_id'], properties: { file_id: numericId } } as const
+
+type FolderRequest = FastifyRequest<{ Params: { folder_id: string } }>
+type FileRequest = FastifyRequest<{ Params: { file_id: string } }>
 
 function folderView (folderId: number, files: StoredFile[]): Record<string, unknown> {
   return {
@@ -24,63 +25,55 @@ function folderView (folderId: number, files: StoredFile[]): Record<string, unkn
   }
 }
 
-export function libraryRoutes (context: EmulatorContext): Route[] {
+export function libraryRoutes (app: FastifyInstance, context: EmulatorContext): void {
   const ownFiles = (caller: Caller): StoredFile[] => context.uploads.files().filter((file) => file.userName === caller.user.name)
 
-  const ownFolder = (route: RouteContext): { caller: Caller, folderId: number } => {
-    const caller = authenticate(context, route.req)
+  // An id the schema refuses is a 404 like an unknown one, and only after authentication.
+  const ownFolder = (request: FolderRequest): { caller: Caller, folderId: number } => {
+    const caller = authenticate(context, request)
     requireScope(caller, 'basic')
-    const folderId = idParam(route, 'folder_id')
+    if (request.validationError !== undefined) throw notFound(`There is no folder ${request.params.folder_id}.`)
+    const folderId = Number(request.params.folder_id)
     if (!context.uploads.foldersOf(caller.user.name).has(folderId)) throw notFound(`There is no folder ${folderId}.`)
     return { caller, folderId }
   }
 
-  const ownFile = (route: RouteContext, scope: string): StoredFile => {
-    const caller = authenticate(context, route.req)
+  const ownFile = (request: FileRequest, scope: string): StoredFile => {
+    const caller = authenticate(context, request)
     requireScope(caller, scope)
-    const file = context.uploads.file(idParam(route, 'file_id'))
+    const file = request.validationError === undefined ? context.uploads.file(Number(request.params.file_id)) : undefined
     if (file === undefined || file.userName !== caller.user.name) throw notFound('There is no such file.')
     return file
   }
 
-  return [
-    {
-      method: 'GET',
-      path: '/api/folders/:folder_id',
-      handler: (route) => {
-        const { caller, folderId } = ownFolder(route)
-        sendJson(route.res, 200, folderView(folderId, ownFiles(caller)))
-      }
-    },
-    {
-      method: 'GET',
-      path: '/api/folders/:folder_id/contents',
-      handler: (route) => {
-        const { caller, folderId } = ownFolder(route)
-        const files = ownFiles(caller)
-        const folders = folderId === 0
-          ? [...context.uploads.foldersOf(caller.user.name)].filter((id) => id !== 0).sort((a, b) => a - b).map((id) => folderView(id, files))
-          : []
-        sendJson(route.res, 200, {
-          folder_id: folderId,
-          folders,
-          files: files.filter((file) => file.folderId === folderId).map((file) => fileEntry(context, file))
-        })
-      }
-    },
-    {
-      method: 'GET',
-      path: '/api/files/:file_id',
-      handler: (route) => { sendJson(route.res, 200, fileEntry(context, ownFile(route, 'basic'))) }
-    },
-    {
-      method: 'GET',
-      path: '/api/files/:file_id/share',
-      handler: (route) => {
-        const file = ownFile(route, 'share')
-        const link = `${context.baseUrl}/share/${file.fileId}`
-        sendJson(route.res, 200, { file_id: file.fileId, url: link, embed: `<iframe src="${link}" title="${file.title.replace(/[<>"&]/g, '')}"></iframe>` })
-      }
-    }
-  ]
+  const folderRoute = { schema: { params: folderParams }, attachValidation: true }
+  const fileRoute = { schema: { params: fileParams }, attachValidation: true }
+
+  app.get<{ Params: { folder_id: string } }>('/api/folders/:folder_id', folderRoute, async (request, reply) => {
+    const { caller, folderId } = ownFolder(request)
+    return sendJson(reply, 200, folderView(folderId, ownFiles(caller)))
+  })
+
+  app.get<{ Params: { folder_id: string } }>('/api/folders/:folder_id/contents', folderRoute, async (request, reply) => {
+    const { caller, folderId } = ownFolder(request)
+    const files = ownFiles(caller)
+    const folders = folderId === 0
+      ? [...context.uploads.foldersOf(caller.user.name)].filter((id) => id !== 0).sort((a, b) => a - b).map((id) => folderView(id, files))
+      : []
+    return sendJson(reply, 200, {
+      folder_id: folderId,
+      folders,
+      files: files.filter((file) => file.folderId === folderId).map((file) => fileEntry(context, file))
+    })
+  })
+
+  app.get<{ Params: { file_id: string } }>('/api/files/:file_id', fileRoute, async (request, reply) => {
+    return sendJson(reply, 200, fileEntry(context, ownFile(request, 'basic')))
+  })
+
+  app.get<{ Params: { file_id: string } }>('/api/files/:file_id/share', fileRoute, async (request, reply) => {
+    const file = ownFile(request, 'share')
+    const link = `${context.baseUrl}/share/${file.fileId}`
+    return sendJson(reply, 200, { file_id: file.fileId, url: link, embed: `<iframe src="${link}" title="${file.title.replace(/[<>"&]/g, '')}"></iframe>` })
+  })
 }

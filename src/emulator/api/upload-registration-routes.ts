@@ -1,27 +1,45 @@
 // POST /api/upload/id registers an upload and hands out the signed upload URL;
 // DELETE /api/upload/id/{ulid} finishes it. Finish is idempotent: clients call it again after
-// an auto-finished upload, and must get the same answer.
+// an auto-finished upload, and must get the same answer. Both take a `private_token` field in
+// any body encoding (http/body-parsers.ts, acceptFields).
+import type { FastifyInstance } from 'fastify'
 import type { EmulatorContext } from '../context.js'
+import { faultHook } from '../faults.js'
+import { fieldsOf } from '../http/body-parsers.js'
 import { notFound } from '../http/emulator-error.js'
-import { sendJson } from '../http/responses.js'
-import type { Route, RouteContext } from '../http/router.js'
-import { ulidPattern } from '../ulid.js'
+import { sendJson } from '../http/replies.js'
+import { ulidParams } from '../ulid.js'
 import { fileEntry } from '../upload/file-views.js'
 import { signedUploadUrl } from '../upload/signed-upload-url.js'
 import { parseRegistrationRequest } from '../upload/upload-options.js'
-import { requireScope } from './authenticate.js'
-import { authenticatedRequest } from './authenticated-request.js'
+import { authenticate, requireScope } from './authenticate.js'
 
-export function uploadRegistrationRoutes (context: EmulatorContext): Route[] {
-  const register = async (route: RouteContext): Promise<void> => {
-    const { caller, fields } = await authenticatedRequest(context, route)
+const registrationSchema = {
+  type: 'object',
+  required: ['ulid', 'expires', 'expires_in', 'url_upload_direct', 'api'],
+  properties: {
+    ulid: { type: 'string' },
+    expires: { type: 'integer' },
+    expires_in: { type: 'integer' },
+    url_upload_direct: { type: 'string' },
+    api: {
+      type: 'object',
+      required: ['rel', 'upload', 'finish'],
+      properties: { rel: { type: 'string' }, upload: { type: 'string' }, finish: { type: 'string' } }
+    }
+  }
+} as const
+
+export function uploadRegistrationRoutes (app: FastifyInstance, context: EmulatorContext): void {
+  app.post('/api/upload/id', { onRequest: faultHook(context.faults, 'upload_id'), schema: { response: { 200: registrationSchema } } }, async (request, reply) => {
+    const fields = fieldsOf(request)
+    const caller = authenticate(context, request, fields.private_token)
     requireScope(caller, 'upload')
-    const request = parseRegistrationRequest(fields)
-    const registration = context.uploads.register({ userName: caller.user.name, ...request }, context.settings.uploadTtl)
+    const registration = context.uploads.register({ userName: caller.user.name, ...parseRegistrationRequest(fields) }, context.settings.uploadTtl)
     const expires = Math.ceil(registration.expiresAt / 1000)
     const uploadUrl = signedUploadUrl(context.uploadOrigin, registration.ulid, expires, context.settings.signingKey)
     context.counters.registrations += 1
-    sendJson(route.res, 200, {
+    return sendJson(reply, 200, {
       ulid: registration.ulid,
       expires,
       expires_in: Math.ceil((registration.expiresAt - Date.now()) / 1000),
@@ -32,13 +50,14 @@ export function uploadRegistrationRoutes (context: EmulatorContext): Route[] {
         finish: `${context.baseUrl}/api/upload/id/${registration.ulid}`
       }
     })
-  }
+  })
 
-  const finish = async (route: RouteContext): Promise<void> => {
-    const { caller } = await authenticatedRequest(context, route)
+  // A malformed ulid is not refused by the schema: it is answered below, after authentication,
+  // like any unknown one.
+  app.delete<{ Params: { ulid: string } }>('/api/upload/id/:ulid', { onRequest: faultHook(context.faults, 'finish'), schema: { params: ulidParams }, attachValidation: true }, async (request, reply) => {
+    const caller = authenticate(context, request, fieldsOf(request).private_token)
     requireScope(caller, 'upload')
-    const ulid = route.params.ulid as string
-    const registration = ulidPattern.test(ulid) ? context.uploads.registration(ulid) : undefined
+    const registration = request.validationError === undefined ? context.uploads.registration(request.params.ulid) : undefined
     // Another user's registration is answered exactly like a missing one: no probing.
     if (registration === undefined || registration.userName !== caller.user.name) throw notFound('No such upload.')
     registration.finished = true
@@ -47,11 +66,6 @@ export function uploadRegistrationRoutes (context: EmulatorContext): Route[] {
       .map((fileId) => context.uploads.file(fileId))
       .filter((file) => file !== undefined)
       .map((file) => fileEntry(context, file))
-    sendJson(route.res, 200, { status: 'success', files })
-  }
-
-  return [
-    { method: 'POST', path: '/api/upload/id', faultEndpoint: 'upload_id', handler: register },
-    { method: 'DELETE', path: '/api/upload/id/:ulid', faultEndpoint: 'finish', handler: finish }
-  ]
+    return sendJson(reply, 200, { status: 'success', files })
+  })
 }

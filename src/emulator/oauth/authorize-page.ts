@@ -2,9 +2,18 @@
 // approve, deny) so people and automated browsers can drive it alike. Everything that comes
 // from the request is escaped.
 import type { FixtureUser } from '../fixture-users.js'
-import { escapeHtml } from '../http/responses.js'
 import { isKnownScope, scopeDescriptions, formatScopes } from '../scopes.js'
 import type { AuthorizeParams } from './authorize-request.js'
+
+/** Escapes text for HTML element content and double-quoted attributes. */
+export function escapeHtml (value: string): string {
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;')
+}
 
 const style = `
   body { font-family: system-ui, sans-serif; max-width: 34rem; margin: 3rem auto; padding: 0 1rem; color: #1d2430; }

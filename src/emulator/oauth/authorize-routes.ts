@@ -1,77 +1,70 @@
 // GET /api/oauth2/authorize shows the sign-in and consent page; its form posts back to the same
-// path with the request's parameters, the chosen user and the decision.
+// path with the request's parameters, the chosen user and the decision. Everything here answers
+// in HTML, failures included: a person reads it, not a client.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { EmulatorContext } from '../context.js'
 import { findUser } from '../context.js'
+import { faultHook } from '../faults.js'
+import { formOf } from '../http/body-parsers.js'
 import { EmulatorError } from '../http/emulator-error.js'
-import { mediaTypeOf, readRawBody } from '../http/read-body.js'
-import { sendHtml, sendRedirect } from '../http/responses.js'
-import { abandonRequestBody, type Route, type RouteContext } from '../http/router.js'
+import { sendHtml, sendRedirect } from '../http/replies.js'
+import { abandonUnreadBody, searchParamsOf } from '../http/requests.js'
 import { intersectScopes } from '../scopes.js'
 import { checkAuthorizeRequest, redirectWith, type AuthorizeCheck } from './authorize-request.js'
 import { renderConsentPage, renderErrorPage } from './authorize-page.js'
 
-export function authorizeRoutes (context: EmulatorContext): Route[] {
+/** Registered in a scope that parses url-encoded forms only (http/body-parsers.ts, acceptForm). */
+export function authorizeRoutes (app: FastifyInstance, context: EmulatorContext): void {
   const check = (query: URLSearchParams): AuthorizeCheck => checkAuthorizeRequest(query, context.settings)
 
-  /** Answers a failed check; true when it did. */
-  const answeredFailure = (result: AuthorizeCheck, { res }: RouteContext): boolean => {
-    if (result.outcome === 'error_page') {
-      sendHtml(res, 400, renderErrorPage(result.message))
-      return true
-    }
+  /** Answers a failed check; undefined when the check passed. */
+  const answerFailure = (result: AuthorizeCheck, reply: FastifyReply): FastifyReply | undefined => {
+    if (result.outcome === 'error_page') return sendHtml(reply, 400, renderErrorPage(result.message))
     if (result.outcome === 'error_redirect') {
-      sendRedirect(res, redirectWith(result.redirectUri, {
+      return sendRedirect(reply, redirectWith(result.redirectUri, {
         error: result.error,
         error_description: result.description,
         message: result.description,
         state: result.state
       }))
-      return true
     }
-    return false
+    return undefined
   }
 
-  const showPage = (route: RouteContext): void => {
-    const result = check(route.url.searchParams)
-    if (answeredFailure(result, route) || result.outcome !== 'ok') return
-    sendHtml(route.res, 200, renderConsentPage(result.params, context.settings.users))
+  // A body the form parser refused (too large, cut off) is reported on a page as well.
+  const htmlErrors = (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    if (!(error instanceof EmulatorError) && error.statusCode === undefined) throw error
+    abandonUnreadBody(request, reply)
+    const status = error instanceof EmulatorError ? error.status : error.statusCode ?? 400
+    const message = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'The sign-in form is too large.' : error.message
+    return sendHtml(reply, status, renderErrorPage(message))
   }
 
-  const decide = async (route: RouteContext): Promise<void> => {
-    if (mediaTypeOf(route.req) !== 'application/x-www-form-urlencoded') {
-      abandonRequestBody(route.req, route.res)
-      sendHtml(route.res, 415, renderErrorPage('The sign-in form must be posted form-encoded.'))
-      return
-    }
-    let form: URLSearchParams
-    try {
-      form = new URLSearchParams((await readRawBody(route.req)).toString('utf8'))
-    } catch (error) {
-      if (error instanceof EmulatorError) {
-        abandonRequestBody(route.req, route.res)
-        sendHtml(route.res, error.status, renderErrorPage(error.message))
-        return
-      }
-      throw error
+  const onRequest = faultHook(context.faults, 'authorize')
+
+  app.get('/api/oauth2/authorize', { onRequest }, async (request, reply) => {
+    const result = check(searchParamsOf(request))
+    if (result.outcome !== 'ok') return answerFailure(result, reply)
+    return sendHtml(reply, 200, renderConsentPage(result.params, context.settings.users))
+  })
+
+  app.post('/api/oauth2/authorize', { onRequest, errorHandler: htmlErrors }, async (request, reply) => {
+    const form = formOf(request)
+    if (form === undefined) {
+      abandonUnreadBody(request, reply)
+      return sendHtml(reply, 415, renderErrorPage('The sign-in form must be posted form-encoded.'))
     }
     const result = check(form)
-    if (answeredFailure(result, route) || result.outcome !== 'ok') return
+    if (result.outcome !== 'ok') return answerFailure(result, reply)
     const { params } = result
     const decision = form.get('decision')
     if (decision === 'deny') {
       const description = 'The user denied the request.'
-      sendRedirect(route.res, redirectWith(params.redirectUri, { error: 'access_denied', error_description: description, message: description, state: params.state }))
-      return
+      return sendRedirect(reply, redirectWith(params.redirectUri, { error: 'access_denied', error_description: description, message: description, state: params.state }))
     }
-    if (decision !== 'approve') {
-      sendHtml(route.res, 400, renderConsentPage(params, context.settings.users, 'Choose Approve or Deny.'))
-      return
-    }
+    if (decision !== 'approve') return sendHtml(reply, 400, renderConsentPage(params, context.settings.users, 'Choose Approve or Deny.'))
     const user = findUser(context, form.get('user') ?? '')
-    if (user === undefined) {
-      sendHtml(route.res, 400, renderConsentPage(params, context.settings.users, 'Choose one of the listed users.'))
-      return
-    }
+    if (user === undefined) return sendHtml(reply, 400, renderConsentPage(params, context.settings.users, 'Choose one of the listed users.'))
     const code = context.codes.create({
       clientId: params.clientId,
       redirectUri: params.redirectUri,
@@ -81,11 +74,6 @@ export function authorizeRoutes (context: EmulatorContext): Route[] {
       codeChallengeMethod: params.codeChallengeMethod
     }, context.settings.authorizationCodeTtl)
     // No `iss` parameter: the real service does not send one (RFC 9207 is optional).
-    sendRedirect(route.res, redirectWith(params.redirectUri, { code: code.code, state: params.state }))
-  }
-
-  return [
-    { method: 'GET', path: '/api/oauth2/authorize', faultEndpoint: 'authorize', handler: showPage },
-    { method: 'POST', path: '/api/oauth2/authorize', faultEndpoint: 'authorize', handler: decide }
-  ]
+    return sendRedirect(reply, redirectWith(params.redirectUri, { code: code.code, state: params.state }))
+  })
 }

@@ -1,7 +1,7 @@
 // Client authentication at the token endpoint: client_secret_post (what the official SDK does)
 // or client_secret_basic, whose user and password are form-urlencoded before base64 (RFC 6749
 // section 2.3.1). Using both at once is refused, as the RFC asks.
-import type { IncomingMessage } from 'node:http'
+import type { IncomingHttpHeaders } from 'node:http'
 import { EmulatorError } from '../http/emulator-error.js'
 import { sameSecret } from '../random-token.js'
 import { oauthError } from './oauth-error.js'
@@ -11,7 +11,7 @@ export interface RegisteredClient {
   clientSecret: string
 }
 
-export function authenticateClient (req: IncomingMessage, fields: Record<string, string>, client: RegisteredClient): void {
+export function authenticateClient (req: { headers: IncomingHttpHeaders }, fields: Record<string, string>, client: RegisteredClient): void {
   const header = req.headers.authorization
   const basic = header !== undefined && /^basic /i.test(header) ? decodeBasic(header.slice(6).trim()) : undefined
   if (basic !== undefined && fields.client_secret !== undefined) {

@@ -1,10 +1,11 @@
 // POST /api/oauth2/token: the authorization_code and refresh_token grants (RFC 6749 4.1.3, 6),
 // with PKCE, single-use codes, refresh-token rotation and reuse detection.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { EmulatorContext } from '../context.js'
 import { findUser } from '../context.js'
-import { mediaTypeOf, readRawBody } from '../http/read-body.js'
-import { sendJson } from '../http/responses.js'
-import type { Route, RouteContext } from '../http/router.js'
+import { faultHook } from '../faults.js'
+import { formOf } from '../http/body-parsers.js'
+import { sendJson } from '../http/replies.js'
 import { formatScopes, isKnownScope, parseScopeList } from '../scopes.js'
 import { authenticateClient } from './client-authentication.js'
 import { oauthError } from './oauth-error.js'
@@ -20,12 +21,24 @@ interface TokenResponse {
   user_id: number
 }
 
-export function tokenRoute (context: EmulatorContext): Route {
-  const readForm = async ({ req }: RouteContext): Promise<Record<string, string>> => {
-    if (mediaTypeOf(req) !== 'application/x-www-form-urlencoded') {
-      throw oauthError('invalid_request', 'The token request must be sent as application/x-www-form-urlencoded.')
-    }
-    const params = new URLSearchParams((await readRawBody(req)).toString('utf8'))
+const tokenResponseSchema = {
+  type: 'object',
+  required: ['access_token', 'token_type', 'expires_in', 'refresh_token', 'scope', 'user_id'],
+  properties: {
+    access_token: { type: 'string' },
+    token_type: { type: 'string' },
+    expires_in: { type: 'integer' },
+    refresh_token: { type: 'string' },
+    scope: { type: 'string' },
+    user_id: { type: 'integer' }
+  }
+} as const
+
+/** Registered in a scope that parses url-encoded forms only (http/body-parsers.ts, acceptForm). */
+export function tokenRoute (app: FastifyInstance, context: EmulatorContext): void {
+  const readForm = (request: FastifyRequest): Record<string, string> => {
+    const params = formOf(request)
+    if (params === undefined) throw oauthError('invalid_request', 'The token request must be sent as application/x-www-form-urlencoded.')
     const fields: Record<string, string> = {}
     for (const name of new Set(params.keys())) {
       // RFC 6749 3.2: parameters must not be repeated.
@@ -35,7 +48,7 @@ export function tokenRoute (context: EmulatorContext): Route {
     return fields
   }
 
-  const respond = (route: RouteContext, access: TokenRecord, refresh: TokenRecord): void => {
+  const respond = (reply: FastifyReply, access: TokenRecord, refresh: TokenRecord): FastifyReply => {
     const user = findUser(context, access.userName)
     const body: TokenResponse = {
       access_token: access.token,
@@ -45,7 +58,7 @@ export function tokenRoute (context: EmulatorContext): Route {
       scope: formatScopes(access.scopes),
       user_id: user?.userId ?? 0
     }
-    sendJson(route.res, 200, body, { pragma: 'no-cache' })
+    return sendJson(reply, 200, body, { pragma: 'no-cache' })
   }
 
   const issuePair = (family: { familyId: string, userName: string, clientId: string }, scopes: string[]): [TokenRecord, TokenRecord] => [
@@ -53,7 +66,7 @@ export function tokenRoute (context: EmulatorContext): Route {
     context.tokens.issue('refresh', family, scopes, context.settings.refreshTokenTtl)
   ]
 
-  const authorizationCodeGrant = (route: RouteContext, fields: Record<string, string>, clientId: string): void => {
+  const authorizationCodeGrant = (reply: FastifyReply, fields: Record<string, string>, clientId: string): FastifyReply => {
     if (fields.code === undefined || fields.code === '') throw oauthError('invalid_request', 'code is missing.')
     const code = context.codes.find(fields.code)
     if (code === undefined || code.clientId !== clientId) throw oauthError('invalid_grant', 'The authorization code is unknown.')
@@ -72,10 +85,10 @@ export function tokenRoute (context: EmulatorContext): Route {
     code.familyId = family.familyId
     const [access, refresh] = issuePair(family, code.scopes)
     context.counters.tokenGrants.authorization_code += 1
-    respond(route, access, refresh)
+    return respond(reply, access, refresh)
   }
 
-  const refreshTokenGrant = (route: RouteContext, fields: Record<string, string>, clientId: string): void => {
+  const refreshTokenGrant = (reply: FastifyReply, fields: Record<string, string>, clientId: string): FastifyReply => {
     if (fields.refresh_token === undefined || fields.refresh_token === '') throw oauthError('invalid_request', 'refresh_token is missing.')
     const presented = context.tokens.findLive(fields.refresh_token, 'refresh')
     if (presented === undefined || presented.clientId !== clientId) {
@@ -102,22 +115,17 @@ export function tokenRoute (context: EmulatorContext): Route {
       refresh = context.tokens.issue('refresh', presented, presented.scopes, context.settings.refreshTokenTtl)
     }
     context.counters.tokenGrants.refresh_token += 1
-    respond(route, access, refresh)
+    return respond(reply, access, refresh)
   }
 
-  return {
-    method: 'POST',
-    path: '/api/oauth2/token',
-    faultEndpoint: 'token',
-    handler: async (route) => {
-      const fields = await readForm(route)
-      authenticateClient(route.req, fields, context.settings)
-      const clientId = context.settings.clientId
-      const grantType = fields.grant_type
-      if (grantType === undefined || grantType === '') throw oauthError('invalid_request', 'grant_type is missing.')
-      if (grantType === 'authorization_code') authorizationCodeGrant(route, fields, clientId)
-      else if (grantType === 'refresh_token') refreshTokenGrant(route, fields, clientId)
-      else throw oauthError('unsupported_grant_type', `grant_type ${grantType} is not supported; use authorization_code or refresh_token.`)
-    }
-  }
+  app.post('/api/oauth2/token', { onRequest: faultHook(context.faults, 'token'), schema: { response: { 200: tokenResponseSchema } } }, async (request, reply) => {
+    const fields = readForm(request)
+    authenticateClient(request, fields, context.settings)
+    const clientId = context.settings.clientId
+    const grantType = fields.grant_type
+    if (grantType === undefined || grantType === '') throw oauthError('invalid_request', 'grant_type is missing.')
+    if (grantType === 'authorization_code') return authorizationCodeGrant(reply, fields, clientId)
+    if (grantType === 'refresh_token') return refreshTokenGrant(reply, fields, clientId)
+    throw oauthError('unsupported_grant_type', `grant_type ${grantType} is not supported; use authorization_code or refresh_token.`)
+  })
 }

@@ -1,7 +1,7 @@
 // CORS for the upload origin: browsers post files to it straight from the website's page, so
 // it answers preflights and marks every answer (errors included, or the page could not read
 // them) with the allowed origin. No credentials: the signed URL is the credential.
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 
 const allowedHeaders = ['authorization', 'content-type', 'x-requested-with', 'x-csrf']
 
@@ -10,24 +10,23 @@ export function isAllowedOrigin (origin: string, allowed: string[] | undefined):
 }
 
 /** Sets Access-Control-Allow-Origin when the request's origin may read the answer. */
-export function applyCorsHeaders (req: IncomingMessage, res: ServerResponse, allowed: string[] | undefined): void {
-  res.setHeader('vary', 'Origin')
-  const origin = req.headers.origin
+export function applyCorsHeaders (request: FastifyRequest, reply: FastifyReply, allowed: string[] | undefined): void {
+  reply.header('vary', 'Origin')
+  const origin = request.headers.origin
   if (origin === undefined || !isAllowedOrigin(origin, allowed)) return
-  res.setHeader('access-control-allow-origin', origin)
+  reply.header('access-control-allow-origin', origin)
 }
 
-export function answerPreflight (req: IncomingMessage, res: ServerResponse, allowed: string[] | undefined): void {
-  const origin = req.headers.origin
-  const headers: Record<string, string> = { vary: 'Origin', 'content-length': '0' }
+export function answerPreflight (request: FastifyRequest, reply: FastifyReply, allowed: string[] | undefined): FastifyReply {
+  const origin = request.headers.origin
   if (origin !== undefined && isAllowedOrigin(origin, allowed)) {
-    const requested = (req.headers['access-control-request-headers'] ?? '')
+    const requested = (request.headers['access-control-request-headers'] ?? '')
       .split(',').map((name) => name.trim().toLowerCase()).filter((name) => /^[a-z0-9-]+$/.test(name))
-    headers['access-control-allow-origin'] = origin
-    headers['access-control-allow-methods'] = 'POST, OPTIONS'
-    headers['access-control-allow-headers'] = [...new Set([...allowedHeaders, ...requested])].join(', ')
-    headers['access-control-max-age'] = '600'
+    reply.headers({
+      'access-control-allow-methods': 'POST, OPTIONS',
+      'access-control-allow-headers': [...new Set([...allowedHeaders, ...requested])].join(', '),
+      'access-control-max-age': '600'
+    })
   }
-  res.writeHead(204, headers)
-  res.end()
+  return reply.code(204).send()
 }

@@ -1,11 +1,13 @@
 // POST {url_upload_direct}: the pre-authorized upload on the upload origin. The signed URL is
 // the only credential (an Authorization header is ignored). Checks run from cheapest to
 // dearest: signature (403), expiry and finish (410), then the limits while the file streams.
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { EmulatorContext } from '../context.js'
+import { faultHook } from '../faults.js'
 import { EmulatorError, badRequest, notFound } from '../http/emulator-error.js'
-import { sendJson } from '../http/responses.js'
-import type { Route, RouteContext } from '../http/router.js'
-import { ulidPattern } from '../ulid.js'
+import { sendJson } from '../http/replies.js'
+import { searchParamsOf } from '../http/requests.js'
+import { ulidParams } from '../ulid.js'
 import { defaultTitle, extensionOf, uploadAnswer } from './file-views.js'
 import { receiveFile } from './receive-file.js'
 import { verifiedExpiry } from './signed-upload-url.js'
@@ -16,9 +18,12 @@ function gone (code: string, description: string): EmulatorError {
   return new EmulatorError(410, code, description, { userMessage: 'This upload link is no longer valid. Please start the upload again.' })
 }
 
-function openRegistration (context: EmulatorContext, route: RouteContext): Registration {
-  const ulid = route.params.ulid as string
-  const expires = ulidPattern.test(ulid) ? verifiedExpiry(ulid, route.url.searchParams, context.settings.signingKey) : undefined
+type UploadRequest = FastifyRequest<{ Params: { ulid: string } }>
+
+function openRegistration (context: EmulatorContext, request: UploadRequest, query: URLSearchParams): Registration {
+  const { ulid } = request.params
+  // A malformed ulid cannot carry a genuine signature: the schema's refusal is a 403 too.
+  const expires = request.validationError === undefined ? verifiedExpiry(ulid, query, context.settings.signingKey) : undefined
   if (expires === undefined) {
     throw new EmulatorError(403, 'invalid_signature', 'The upload URL is not genuine (its signature does not match).', { userMessage: 'This upload link is invalid.' })
   }
@@ -29,17 +34,20 @@ function openRegistration (context: EmulatorContext, route: RouteContext): Regis
   return registration
 }
 
-export function directUploadRoute (context: EmulatorContext): Route {
-  const handler = async (route: RouteContext): Promise<void> => {
-    const registration = openRegistration(context, route)
+/** Registered in a scope that leaves the body unread (http/body-parsers.ts, acceptStream). */
+export function directUploadRoute (app: FastifyInstance, context: EmulatorContext): void {
+  const routeOptions = { onRequest: faultHook(context.faults, 'upload_direct'), schema: { params: ulidParams }, attachValidation: true }
+  app.post<{ Params: { ulid: string } }>('/upload/:ulid', routeOptions, async (request, reply) => {
+    const query = searchParamsOf(request)
+    const registration = openRegistration(context, request, query)
     const { options } = registration
-    const queryFolder = route.url.searchParams.get('folder_id')
+    const queryFolder = query.get('folder_id')
     const folderFromQuery = queryFolder === null ? undefined : parseFolderId(queryFolder)
 
     let reservedFile = false
     let reservedBytes = 0
     try {
-      const { fields, file } = await receiveFile(route.req, context.uploads.incomingDir, {
+      const { fields, file } = await receiveFile(request.raw, context.uploads.incomingDir, {
         maxFileSize: options.maxFilesize,
         beforeFile: (filename) => {
           if (options.fileExtensions !== undefined && !options.fileExtensions.includes(extensionOf(filename))) {
@@ -80,11 +88,10 @@ export function directUploadRoute (context: EmulatorContext): Route {
       registration.fileIds.push(stored.fileId)
       registration.committedBytes += stored.size
       context.counters.uploads += 1
-      sendJson(route.res, 200, uploadAnswer(context, stored, options.hideResponse))
+      return sendJson(reply, 200, uploadAnswer(context, stored, options.hideResponse))
     } finally {
       if (reservedFile) registration.reservedFiles -= 1
       registration.reservedBytes -= reservedBytes
     }
-  }
-  return { method: 'POST', path: '/upload/:ulid', faultEndpoint: 'upload_direct', handler }
+  })
 }

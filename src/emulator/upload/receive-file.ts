@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { Busboy, type BusboyInstance } from '@fastify/busboy'
 import { EmulatorError, badRequest } from '../http/emulator-error.js'
-import { mediaTypeOf } from '../http/read-body.js'
+import { mediaTypeOf } from '../http/requests.js'
 import type { ReceivedFile } from './upload-store.js'
 
 export interface FileRules {

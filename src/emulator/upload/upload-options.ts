@@ -2,7 +2,7 @@
 // had. Ids and numbers may arrive as numeric strings and booleans as 1/0/"true", because real
 // clients send them that way.
 import { badRequest } from '../http/emulator-error.js'
-import type { BodyFields } from '../http/read-body.js'
+import type { BodyFields } from '../http/body-fields.js'
 
 export interface UploadOptions {
   /** Bytes per file. */

@@ -1,0 +1,34 @@
+// The tenant API origin: OAuth, the API proper and the test hooks. Each group is a Fastify
+// plugin scope of its own because each reads its body its own way (http/body-parsers.ts).
+import type { FastifyInstance } from 'fastify'
+import type { EmulatorContext } from './context.js'
+import { libraryRoutes } from './api/library-routes.js'
+import { singleCallUploadRoute } from './api/single-call-upload-route.js'
+import { uploadRegistrationRoutes } from './api/upload-registration-routes.js'
+import { userInfoRoute } from './api/user-info-route.js'
+import { emulatorHookRoutes } from './hooks/emulator-hook-routes.js'
+import { acceptFields, acceptForm, acceptStream } from './http/body-parsers.js'
+import { createEmulatorServer } from './http/server.js'
+import { authorizeRoutes } from './oauth/authorize-routes.js'
+import { tokenRoute } from './oauth/token-route.js'
+
+export function buildApiServer (context: EmulatorContext): FastifyInstance {
+  const app = createEmulatorServer(() => context.listening)
+  app.register(async (scope) => {
+    acceptForm(scope)
+    authorizeRoutes(scope, context)
+    tokenRoute(scope, context)
+  })
+  app.register(async (scope) => {
+    acceptFields(scope)
+    userInfoRoute(scope, context)
+    uploadRegistrationRoutes(scope, context)
+    libraryRoutes(scope, context)
+    emulatorHookRoutes(scope, context)
+  })
+  app.register(async (scope) => {
+    acceptStream(scope)
+    singleCallUploadRoute(scope, context)
+  })
+  return app
+}

@@ -1,0 +1,23 @@
+// The upload origin: the direct upload and its CORS preflight. Nothing else lives on this
+// origin, as on the real service's separate upload host.
+import type { FastifyInstance } from 'fastify'
+import type { EmulatorContext } from '../context.js'
+import { acceptStream } from '../http/body-parsers.js'
+import { createEmulatorServer } from '../http/server.js'
+import { answerPreflight, applyCorsHeaders } from './cors.js'
+import { directUploadRoute } from './direct-upload-route.js'
+
+export function buildUploadServer (context: EmulatorContext): FastifyInstance {
+  const app = createEmulatorServer(() => context.listening)
+  // Every answer carries the CORS headers, 404s and faults included.
+  app.addHook('onRequest', (request, reply, done) => {
+    applyCorsHeaders(request, reply, context.settings.corsOrigins)
+    done()
+  })
+  app.register(async (scope) => {
+    acceptStream(scope)
+    directUploadRoute(scope, context)
+    scope.options('/upload/:ulid', async (request, reply) => answerPreflight(request, reply, context.settings.corsOrigins))
+  })
+  return app
+}
