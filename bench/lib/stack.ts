@@ -87,6 +87,7 @@ export function bffEnv (emulator: EmulatorInfo, publicUrl: string, extra: Record
     LOG_LEVEL: 'silent',
     // The limits exist to stop abuse; a benchmark that hit them would measure 429s.
     RATE_LIMIT_REGISTER_PER_MINUTE: '100000000',
+    RATE_LIMIT_FINISH_PER_MINUTE: '100000000',
     RATE_LIMIT_LOGIN_PER_MINUTE: '100000000',
     ...extra
   }

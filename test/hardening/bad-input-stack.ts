@@ -54,6 +54,7 @@ export async function startBadInputStack (env: Env = {}, keeper: 'alice' | 'fres
     // Hundreds of sign-ins from one address: the login limit is not what is tested here.
     RATE_LIMIT_LOGIN_PER_MINUTE: '100000',
     RATE_LIMIT_REGISTER_PER_MINUTE: '100000',
+    RATE_LIMIT_FINISH_PER_MINUTE: '100000',
     ...env
   })
   const { cookieName } = loadConfig(fullEnv).session

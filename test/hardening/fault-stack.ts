@@ -25,6 +25,7 @@ export async function startFaultStack (env: Record<string, string> = {}) {
       UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
       RATE_LIMIT_LOGIN_PER_MINUTE: '100000',
       RATE_LIMIT_REGISTER_PER_MINUTE: '100000',
+      RATE_LIMIT_FINISH_PER_MINUTE: '100000',
       ...env
     }
   })

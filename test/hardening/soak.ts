@@ -42,7 +42,8 @@ export async function runSoak (options: SoakOptions): Promise<SoakReport> {
     OAUTH_SCOPES: 'basic user.info upload',
     LOG_LEVEL: 'info',
     RATE_LIMIT_LOGIN_PER_MINUTE: '1000000',
-    RATE_LIMIT_REGISTER_PER_MINUTE: '1000000'
+    RATE_LIMIT_REGISTER_PER_MINUTE: '1000000',
+    RATE_LIMIT_FINISH_PER_MINUTE: '1000000'
   })
   const replicas: Replica[] = []
   try {

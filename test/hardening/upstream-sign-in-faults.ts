@@ -41,7 +41,7 @@ export function signInFaultSuite (t: Test, stack: FaultStack, survived: string[]
     t.test(`token endpoint ${name} at the code exchange of a re-authorization → auth_error=unavailable, session kept`, async (t) => {
       const browser = await stack.signedIn()
       const cookie = browser.cookies.get(stack.cookieName)
-      const authorizeUrl = await startLogin(browser, '/auth/login?scope=share&return_to=/back')
+      const authorizeUrl = await startLogin(browser, '/auth/login?scope=upload&return_to=/back')
       const callbackUrl = await consent(browser, authorizeUrl)
       stack.ledger.addCallback(callbackUrl)
       stack.emulator.injectFault({ endpoint: 'token', ...fault })
@@ -53,7 +53,7 @@ export function signInFaultSuite (t: Test, stack: FaultStack, survived: string[]
       }
       t.same(contractProblems(answer, { redirect: '/back?auth_error=unavailable' }), [], 'back on the site with auth_error')
       t.equal(browser.cookies.get(stack.cookieName), cookie, 'the same session cookie')
-      t.same((await browser.get('/auth/session')).json().scopes, ['basic', 'user.info', 'upload'], 'the old grant, without share')
+      t.same((await browser.get('/auth/session')).json().scopes, ['basic', 'user.info', 'upload'], 'the old grant, as it was')
       await checkSessionKept(t, stack, browser, answer, async () => await browser.post('/uploads/register', { folder_id: 0 }))
       if (t.passing()) survived.push(`token endpoint ${name} at the code exchange`)
     })

@@ -105,6 +105,7 @@ export async function startProductionStack (t: Teardown, options: StackOptions =
     // Every request of these tests comes from 127.0.0.1.
     RATE_LIMIT_LOGIN_PER_MINUTE: '10000',
     RATE_LIMIT_REGISTER_PER_MINUTE: '10000',
+    RATE_LIMIT_FINISH_PER_MINUTE: '10000',
     ...options.env
   }
 
