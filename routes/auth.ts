@@ -11,8 +11,7 @@ import { classifyTokenError } from '../src/oauth/token-errors.js'
 import { authErrorPage } from '../src/pages/auth-error-page.js'
 import { endSignIn, ensureSession } from '../plugins/session.js'
 import { LOGIN_URL } from '../plugins/errors.js'
-import { StoreUnavailableError } from '../src/store/key-value-store.js'
-import { StoreFullError } from '../src/store/memory-store.js'
+import { StoreFullError, StoreUnavailableError } from '../src/store/key-value-store.js'
 import { ErrorBody } from './schemas.js'
 
 const BINDING_PATTERN = /^[A-Za-z0-9_-]{43}$/

@@ -44,3 +44,15 @@ export class StoreUnavailableError extends Error {
     this.name = 'StoreUnavailableError'
   }
 }
+
+/**
+ * The store holds as many entries as it may and refuses another one (a memory store created with
+ * whenFull 'refuse', or Redis at maxmemory under the noeviction policy). A StoreUnavailableError,
+ * so anything that does not tell it apart still answers 503 and keeps the session.
+ */
+export class StoreFullError extends StoreUnavailableError {
+  constructor (message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'StoreFullError'
+  }
+}

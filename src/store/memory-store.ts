@@ -12,20 +12,8 @@
 // created with whenFull 'refuse' instead: a new key is refused with StoreFullError while existing
 // keys can still be replaced, read and deleted. Evicting there would let a flood of sign-in
 // attempts push out the transactions of people who are signing in right now.
-import { StoreUnavailableError, type KeyValueStore } from './key-value-store.js'
+import { StoreFullError, StoreUnavailableError, type KeyValueStore } from './key-value-store.js'
 import { wholeTtlMs } from './ttl.js'
-
-/**
- * The store holds as many entries as it may and refuses another one (a memory store created with
- * whenFull 'refuse', or Redis at maxmemory under the noeviction policy). A StoreUnavailableError,
- * so anything that does not tell it apart still answers 503 and keeps the session.
- */
-export class StoreFullError extends StoreUnavailableError {
-  constructor (message: string, options?: { cause?: unknown }) {
-    super(message, options)
-    this.name = 'StoreFullError'
-  }
-}
 
 export interface MemoryStoreOptions {
   /** Upper bound on live entries. */

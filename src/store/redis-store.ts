@@ -10,8 +10,7 @@
 // allowed"): that is StoreFullError, so a new sign-in is refused while reads (and so signed-in
 // sessions) keep working.
 import type { Cluster, Redis } from 'ioredis'
-import { StoreUnavailableError, type KeyValueStore } from './key-value-store.js'
-import { StoreFullError } from './memory-store.js'
+import { StoreFullError, StoreUnavailableError, type KeyValueStore } from './key-value-store.js'
 import { createRedisClient, type StoreLogger } from './redis-client.js'
 import { defineStoreScripts } from './redis-scripts.js'
 import { wholeTtlMs } from './ttl.js'

@@ -7,7 +7,7 @@ import { startStack } from '../helpers/bff.js'
 import { parseSetCookie } from '../helpers/http-client.js'
 import { consent, onServer, signIn, startLogin } from '../helpers/sign-in.js'
 import { hashBinding } from '../../src/oauth/login-transactions.js'
-import { StoreFullError } from '../../src/store/memory-store.js'
+import { StoreFullError } from '../../src/store/key-value-store.js'
 import { startInnerStack } from './inner-stack.js'
 import { perBrowserCapSuite } from './login-flood.suite.js'
 
