@@ -1,6 +1,7 @@
 // Authorization codes: single use, short-lived (60 seconds by default). A used code is
 // remembered with the family it produced, so a second redemption can revoke those tokens
 // (RFC 6749 section 4.1.2).
+import { createExpiringMap, type ExpiringMapWork } from '../expiring-map.js'
 import { randomToken } from '../random-token.js'
 
 export interface AuthorizationCode {
@@ -19,25 +20,23 @@ export interface AuthorizationCode {
 export interface AuthorizationCodeStore {
   create: (fields: Omit<AuthorizationCode, 'code' | 'expiresAt' | 'familyId'>, ttlSeconds: number) => AuthorizationCode
   find: (code: string) => AuthorizationCode | undefined
+  work: () => ExpiringMapWork
 }
 
 /** Used and expired codes are kept this long to recognise replays, then forgotten. */
 const rememberMs = 10 * 60 * 1000
 
-export function createAuthorizationCodeStore (): AuthorizationCodeStore {
-  const codes = new Map<string, AuthorizationCode>()
+export function createAuthorizationCodeStore (now: () => number = Date.now): AuthorizationCodeStore {
+  const codes = createExpiringMap<string, AuthorizationCode>({ sweepEveryMs: 60 * 1000, now })
   return {
     create (fields, ttlSeconds) {
-      const now = Date.now()
-      for (const [code, record] of codes) {
-        if (record.expiresAt + rememberMs < now) codes.delete(code)
-      }
-      const record: AuthorizationCode = { ...fields, code: randomToken(), expiresAt: now + ttlSeconds * 1000, familyId: undefined }
-      codes.set(record.code, record)
+      const record: AuthorizationCode = { ...fields, code: randomToken(), expiresAt: now() + ttlSeconds * 1000, familyId: undefined }
+      codes.set(record.code, record, record.expiresAt + rememberMs)
       return record
     },
     find (code) {
       return codes.get(code)
-    }
+    },
+    work: () => codes.work()
   }
 }

@@ -3,7 +3,9 @@
 // reuse are punished, and how the revoke hook ends a user's grants.
 //
 // Records are marked, not deleted, when retired or revoked, so reuse is recognised and the token
-// hook can list everything a test might look for in logs; they are pruned once long expired.
+// hook can list everything a test might look for in logs; they are forgotten once long expired
+// (expiring-map.ts), and each family keeps an index of its records so revoking one is cheap.
+import { createExpiringMap, type ExpiringMapWork } from '../expiring-map.js'
 import { randomToken } from '../random-token.js'
 
 export type TokenState = 'active' | 'retired' | 'revoked' | 'expired'
@@ -31,10 +33,12 @@ export interface TokenStore {
   /** Revokes every family of one user, or of everybody. */
   revokeUser: (userName?: string) => number
   list: () => Array<TokenRecord & { state: TokenState }>
+  work: () => ExpiringMapWork
 }
 
-/** How long dead records stay visible (reuse detection, the token hook) before they are pruned. */
+/** How long dead records stay visible (reuse detection, the token hook) before they are forgotten. */
 const keepDeadMs = 10 * 60 * 1000
+const sweepEveryMs = 60 * 1000
 
 export function stateOf (record: TokenRecord, now = Date.now()): TokenState {
   if (record.revoked) return 'revoked'
@@ -43,23 +47,25 @@ export function stateOf (record: TokenRecord, now = Date.now()): TokenState {
   return 'active'
 }
 
-export function createTokenStore (): TokenStore {
-  const tokens = new Map<string, TokenRecord>()
-  let nextFamily = 1
-
-  const prune = (now: number): void => {
-    for (const [token, record] of tokens) {
-      if (record.expiresAt + keepDeadMs < now) tokens.delete(token)
+export function createTokenStore (now: () => number = Date.now): TokenStore {
+  const families = new Map<string, Set<TokenRecord>>()
+  const tokens = createExpiringMap<string, TokenRecord>({
+    sweepEveryMs,
+    now,
+    onForget: (_token, record) => {
+      const family = families.get(record.familyId)
+      family?.delete(record)
+      if (family?.size === 0) families.delete(record.familyId)
     }
-  }
+  })
+  let nextFamily = 1
 
   return {
     startFamily () {
       return `family-${nextFamily++}`
     },
     issue (kind, family, scopes, ttlSeconds) {
-      const now = Date.now()
-      prune(now)
+      const issuedAt = now()
       const record: TokenRecord = {
         token: randomToken(),
         kind,
@@ -67,37 +73,38 @@ export function createTokenStore (): TokenStore {
         userName: family.userName,
         clientId: family.clientId,
         scopes: [...scopes],
-        issuedAt: now,
-        expiresAt: now + ttlSeconds * 1000,
+        issuedAt,
+        expiresAt: issuedAt + ttlSeconds * 1000,
         retired: false,
         revoked: false
       }
-      tokens.set(record.token, record)
+      tokens.set(record.token, record, record.expiresAt + keepDeadMs)
+      const members = families.get(record.familyId) ?? new Set<TokenRecord>()
+      families.set(record.familyId, members.add(record))
       return record
     },
     findLive (token, kind) {
       const record = tokens.get(token)
-      if (record === undefined || record.kind !== kind || record.revoked || record.expiresAt <= Date.now()) return undefined
+      if (record === undefined || record.kind !== kind || record.revoked || record.expiresAt <= now()) return undefined
       return record
     },
     revokeFamily (familyId) {
-      for (const record of tokens.values()) {
-        if (record.familyId === familyId) record.revoked = true
-      }
+      for (const record of families.get(familyId) ?? []) record.revoked = true
     },
     revokeUser (userName) {
-      const families = new Set<string>()
+      const revoked = new Set<string>()
       for (const record of tokens.values()) {
         if ((userName === undefined || record.userName === userName) && !record.revoked) {
           record.revoked = true
-          families.add(record.familyId)
+          revoked.add(record.familyId)
         }
       }
-      return families.size
+      return revoked.size
     },
     list () {
-      const now = Date.now()
-      return [...tokens.values()].map((record) => ({ ...record, scopes: [...record.scopes], state: stateOf(record, now) }))
-    }
+      const at = now()
+      return tokens.values().map((record) => ({ ...record, scopes: [...record.scopes], state: stateOf(record, at) }))
+    },
+    work: () => tokens.work()
   }
 }

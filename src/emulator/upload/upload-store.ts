@@ -2,6 +2,7 @@
 // (`incoming/` while a file streams in, `files/` once it is accepted).
 import { mkdir, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
+import { createExpiringMap, type ExpiringMapWork } from '../expiring-map.js'
 import { ulid } from '../ulid.js'
 import type { UploadOptions } from './upload-options.js'
 
@@ -56,39 +57,38 @@ export interface UploadStore {
   file: (fileId: number) => StoredFile | undefined
   /** Folder ids a user has put something in, or registered uploads for. */
   foldersOf: (userName: string) => Set<number>
+  /** What forgetting old registrations has cost so far. */
+  work: () => ExpiringMapWork
 }
 
 /** Registrations are forgotten a day after they expire (finish answers stay repeatable till then). */
 const keepExpiredMs = 24 * 3600 * 1000
 
-export async function createUploadStore (dataDir: string): Promise<UploadStore> {
+export async function createUploadStore (dataDir: string, now: () => number = Date.now): Promise<UploadStore> {
   const incomingDir = join(dataDir, 'incoming')
   const filesDir = join(dataDir, 'files')
   await mkdir(incomingDir, { recursive: true })
   await mkdir(filesDir, { recursive: true })
-  const registrations = new Map<string, Registration>()
+  const registrations = createExpiringMap<string, Registration>({ sweepEveryMs: 60 * 1000, now })
   const files = new Map<number, StoredFile>()
   let nextFileId = 1001
 
   return {
     incomingDir,
     register (fields, ttlSeconds) {
-      const now = Date.now()
-      for (const [key, old] of registrations) {
-        if (old.expiresAt + keepExpiredMs < now) registrations.delete(key)
-      }
+      const createdAt = now()
       const registration: Registration = {
         ...fields,
-        ulid: ulid(now),
-        createdAt: now,
-        expiresAt: now + Math.round(ttlSeconds * 1000),
+        ulid: ulid(createdAt),
+        createdAt,
+        expiresAt: createdAt + Math.round(ttlSeconds * 1000),
         finished: false,
         fileIds: [],
         reservedFiles: 0,
         reservedBytes: 0,
         committedBytes: 0
       }
-      registrations.set(registration.ulid, registration)
+      registrations.set(registration.ulid, registration, registration.expiresAt + keepExpiredMs)
       return registration
     },
     registration (key) {
@@ -106,7 +106,7 @@ export async function createUploadStore (dataDir: string): Promise<UploadStore> 
         size: received.size,
         sha256: received.sha256,
         path,
-        uploadedAt: Date.now()
+        uploadedAt: now()
       }
       files.set(fileId, stored)
       return stored
@@ -125,6 +125,7 @@ export async function createUploadStore (dataDir: string): Promise<UploadStore> 
       for (const file of files.values()) if (file.userName === userName) folders.add(file.folderId)
       for (const registration of registrations.values()) if (registration.userName === userName) folders.add(registration.folderId)
       return folders
-    }
+    },
+    work: () => registrations.work()
   }
 }
