@@ -3,20 +3,35 @@
 // on Ctrl-C. Everything can be overridden from the environment; nothing here is for production.
 import { randomBytes } from 'node:crypto'
 import closeWithGrace from 'close-with-grace'
+import { readEmulatorEnv } from './emulator/env-options.js'
 import { startEmulator } from './emulator/index.js'
 import { ConfigError, loadConfig } from './config.js'
+import { EnvReader } from './env-reader.js'
 import { buildApp } from './app.js'
 
 const env = process.env
-const port = Number(env.PORT ?? 3000)
-const publicUrl = env.PUBLIC_URL ?? `http://localhost:${port}`
 
+// PORT, PUBLIC_URL and EMULATOR_* are read before anything starts, with one reader, so a bad
+// value is reported by name (exit 78, as loadConfig's problems are) and never becomes NaN.
+const read = new EnvReader(env)
+const port = read.integer('PORT', 3000, { min: 0, max: 65535 })
+const publicUrl = read.url('PUBLIC_URL', read.raw('PUBLIC_URL')) ?? `http://localhost:${port}`
+const emulatorOptions = readEmulatorEnv(read)
+if (read.problems.length > 0) {
+  process.stderr.write(`${new ConfigError(read.problems).message}\n`)
+  process.exit(78)
+}
+
+// The emulator's defaults (127.0.0.1, ports 4000 and 4001) unless EMULATOR_* says otherwise;
+// the redirect URI and the upload CORS origin follow PUBLIC_URL unless set explicitly.
 const emulator = await startEmulator({
-  host: env.EMULATOR_HOST ?? '127.0.0.1',
-  apiPort: Number(env.EMULATOR_API_PORT ?? 4000),
-  uploadPort: Number(env.EMULATOR_UPLOAD_PORT ?? 4001),
-  redirectUri: `${publicUrl}/auth/callback`,
-  corsOrigins: [new URL(publicUrl).origin]
+  ...emulatorOptions,
+  redirectUri: emulatorOptions.redirectUri ?? `${publicUrl}/auth/callback`,
+  corsOrigins: emulatorOptions.corsOrigins ?? [new URL(publicUrl).origin]
+}).catch((error: unknown) => {
+  // A taken port or a bad EMULATOR_* value that only the emulator can judge (an origin, a URI).
+  process.stderr.write(`${(error as Error).message}\n`)
+  process.exit(78)
 })
 
 let config

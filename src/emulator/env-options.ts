@@ -1,78 +1,61 @@
-// Reads the emulator's options from EMULATOR_* environment variables for the command line,
-// naming every bad variable at once.
+// Reads the emulator's options from EMULATOR_* environment variables, with the project's one
+// environment reader (src/env-reader.ts), so every bad variable is named at once. Only the
+// variables that are set become options; startEmulator fills in the rest.
+import { EnvReader, type Env } from '../env-reader.js'
 import { defaultUserInputs } from './fixture-users.js'
 import type { EmulatorOptions } from './options.js'
 
-export function optionsFromEnv (env: NodeJS.ProcessEnv): EmulatorOptions {
-  const problems: string[] = []
-  const options: EmulatorOptions = {}
-  const read = (name: string): string | undefined => {
-    const value = env[name]?.trim()
-    return value === undefined || value === '' ? undefined : value
-  }
-  const integer = (name: string, min: number, max: number): number | undefined => {
-    const value = read(name)
-    if (value === undefined) return undefined
-    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-      problems.push(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(value)})`)
-      return undefined
-    }
-    return Number(value)
-  }
-  const list = (name: string): string[] | undefined => read(name)?.split(',').map((item) => item.trim()).filter((item) => item !== '')
+const maxTtlSeconds = 10 * 365 * 86400
 
-  const host = read('EMULATOR_HOST')
-  if (host !== undefined) options.host = host
-  const apiPort = integer('EMULATOR_API_PORT', 0, 65535)
-  if (apiPort !== undefined) options.apiPort = apiPort
-  const uploadPort = integer('EMULATOR_UPLOAD_PORT', 0, 65535)
-  if (uploadPort !== undefined) options.uploadPort = uploadPort
-  const clientId = read('EMULATOR_CLIENT_ID')
-  if (clientId !== undefined) options.clientId = clientId
-  const clientSecret = read('EMULATOR_CLIENT_SECRET')
-  if (clientSecret !== undefined) options.clientSecret = clientSecret
-  const redirectUri = read('EMULATOR_REDIRECT_URI')
-  if (redirectUri !== undefined) options.redirectUri = redirectUri
-  const accessTokenTtl = integer('EMULATOR_ACCESS_TOKEN_TTL', 1, 10 * 365 * 86400)
-  if (accessTokenTtl !== undefined) options.accessTokenTtl = accessTokenTtl
-  const refreshTokenTtl = integer('EMULATOR_REFRESH_TOKEN_TTL', 1, 10 * 365 * 86400)
-  if (refreshTokenTtl !== undefined) options.refreshTokenTtl = refreshTokenTtl
-  const uploadTtl = integer('EMULATOR_UPLOAD_TTL', 1, 365 * 86400)
-  if (uploadTtl !== undefined) options.uploadTtl = uploadTtl
-  const rotate = read('EMULATOR_ROTATE_REFRESH_TOKENS')?.toLowerCase()
-  if (rotate !== undefined) {
-    if (['true', '1', 'yes', 'on'].includes(rotate)) options.rotateRefreshTokens = true
-    else if (['false', '0', 'no', 'off'].includes(rotate)) options.rotateRefreshTokens = false
-    else problems.push(`EMULATOR_ROTATE_REFRESH_TOKENS must be true or false (got ${JSON.stringify(rotate)})`)
+/** Records a problem in `read` for every bad EMULATOR_* variable; dev.ts shares the reader. */
+export function readEmulatorEnv (read: EnvReader): EmulatorOptions {
+  const options: EmulatorOptions = {
+    host: read.raw('EMULATOR_HOST'),
+    apiPort: read.optionalInteger('EMULATOR_API_PORT', { min: 0, max: 65535 }),
+    uploadPort: read.optionalInteger('EMULATOR_UPLOAD_PORT', { min: 0, max: 65535 }),
+    clientId: read.raw('EMULATOR_CLIENT_ID'),
+    clientSecret: read.raw('EMULATOR_CLIENT_SECRET'),
+    redirectUri: read.raw('EMULATOR_REDIRECT_URI'),
+    accessTokenTtl: read.optionalInteger('EMULATOR_ACCESS_TOKEN_TTL', { min: 1, max: maxTtlSeconds }),
+    refreshTokenTtl: read.optionalInteger('EMULATOR_REFRESH_TOKEN_TTL', { min: 1, max: maxTtlSeconds }),
+    uploadTtl: read.optionalInteger('EMULATOR_UPLOAD_TTL', { min: 1, max: 365 * 86400 }),
+    rotateRefreshTokens: read.raw('EMULATOR_ROTATE_REFRESH_TOKENS') === undefined ? undefined : read.boolean('EMULATOR_ROTATE_REFRESH_TOKENS', true),
+    dataDir: read.raw('EMULATOR_DATA_DIR'),
+    corsOrigins: read.raw('EMULATOR_CORS_ORIGINS') === undefined ? undefined : read.list('EMULATOR_CORS_ORIGINS'),
+    signingKey: read.raw('EMULATOR_SIGNING_KEY'),
+    publicApiOrigin: read.raw('EMULATOR_PUBLIC_API_ORIGIN'),
+    publicUploadOrigin: read.raw('EMULATOR_PUBLIC_UPLOAD_ORIGIN'),
+    users: privateTokens(read)
   }
-  const dataDir = read('EMULATOR_DATA_DIR')
-  if (dataDir !== undefined) options.dataDir = dataDir
-  const corsOrigins = list('EMULATOR_CORS_ORIGINS')
-  if (corsOrigins !== undefined) options.corsOrigins = corsOrigins
-  const signingKey = read('EMULATOR_SIGNING_KEY')
-  if (signingKey !== undefined) options.signingKey = signingKey
-  const publicApiOrigin = read('EMULATOR_PUBLIC_API_ORIGIN')
-  if (publicApiOrigin !== undefined) options.publicApiOrigin = publicApiOrigin
-  const publicUploadOrigin = read('EMULATOR_PUBLIC_UPLOAD_ORIGIN')
-  if (publicUploadOrigin !== undefined) options.publicUploadOrigin = publicUploadOrigin
-
-  // EMULATOR_PRIVATE_TOKENS=alice=tok1,bob=tok2 fixes the private tokens across restarts.
-  const privateTokens = list('EMULATOR_PRIVATE_TOKENS')
-  if (privateTokens !== undefined) {
-    const tokens = new Map<string, string>()
-    for (const entry of privateTokens) {
-      const [name, token, extra] = entry.split('=')
-      if (name === undefined || token === undefined || extra !== undefined || !defaultUserInputs.some((user) => user.name === name)) {
-        problems.push(`EMULATOR_PRIVATE_TOKENS must be a list of user=token with users ${defaultUserInputs.map((user) => user.name).join(', ')} (bad entry ${JSON.stringify(entry)})`)
-        continue
-      }
-      tokens.set(name, token)
-    }
-    options.users = defaultUserInputs.map((user) => {
-      const token = tokens.get(user.name)
-      return token === undefined ? { ...user } : { ...user, privateToken: token }
-    })
+  // Unset variables leave no key behind, so `{ ...fromEnv, ...overrides }` works as expected.
+  for (const key of Object.keys(options) as Array<keyof EmulatorOptions>) {
+    if (options[key] === undefined) delete options[key]
   }
-  if (problems.length > 0) throw new TypeError(`Invalid emulator configuration:\n  - ${problems.join('\n  - ')}`)
   return options
+}
+
+/** For the command line: the options, or a TypeError naming every bad variable. */
+export function optionsFromEnv (env: Env): EmulatorOptions {
+  const read = new EnvReader(env)
+  const options = readEmulatorEnv(read)
+  if (read.problems.length > 0) throw new TypeError(`Invalid emulator configuration:\n  - ${read.problems.join('\n  - ')}`)
+  return options
+}
+
+/** EMULATOR_PRIVATE_TOKENS=alice=tok1,bob=tok2 fixes the private tokens across restarts. */
+function privateTokens (read: EnvReader): EmulatorOptions['users'] {
+  if (read.raw('EMULATOR_PRIVATE_TOKENS') === undefined) return undefined
+  const tokens = new Map<string, string>()
+  for (const entry of read.list('EMULATOR_PRIVATE_TOKENS')) {
+    const [name, token, extra] = entry.split('=')
+    if (name === undefined || token === undefined || extra !== undefined || !defaultUserInputs.some((user) => user.name === name)) {
+      read.problem('EMULATOR_PRIVATE_TOKENS', `must be a list of user=token with users ${defaultUserInputs.map((user) => user.name).join(', ')} (bad entry ${JSON.stringify(entry)})`)
+      continue
+    }
+    tokens.set(name, token)
+  }
+  return defaultUserInputs.map((user) => {
+    const token = tokens.get(user.name)
+    return token === undefined ? { ...user } : { ...user, privateToken: token }
+  })
 }
