@@ -1,6 +1,7 @@
 // The emulator as a program: started with `npx tsx src/emulator/cli.ts` and EMULATOR_* ports,
-// it prints its origins and credentials; the README's curl flow (register -> upload -> finish
-// with alice's private token) is run with the real curl; SIGTERM stops it with exit code 0.
+// it prints its origins and credentials; the curl flow of src/emulator/README.md (register ->
+// upload -> finish with alice's private token) is run with the real curl; SIGTERM stops it with
+// exit code 0.
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
@@ -17,15 +18,14 @@ import { requireProgram } from '../helpers/programs.js'
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const run = promisify(execFile)
 
-/** The README's commands, verbatim after the lines that set TOKEN and API. */
-// The README's curl commands, read from the README itself so the two can never drift: the lines
-// of its "Upload with curl" block from the registration on.
+// The emulator README's curl commands, read from the README itself so the two can never drift:
+// the lines of its "Upload with curl" block from the registration on.
 const readmeFlow = await readReadmeFlow()
 
 async function readReadmeFlow (): Promise<string> {
-  const readme = await readFile(join(root, 'README.md'), 'utf8')
-  const block = /\*\*Upload with curl\*\*[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1]
-  if (block === undefined) throw new Error('README.md has no "Upload with curl" sh block')
+  const readme = await readFile(join(root, 'src', 'emulator', 'README.md'), 'utf8')
+  const block = /## Upload with curl[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1]
+  if (block === undefined) throw new Error('src/emulator/README.md has no "Upload with curl" sh block')
   const lines = block.split('\n')
   return lines.slice(lines.findIndex((line) => line.startsWith('REG='))).join('\n')
 }
