@@ -20,10 +20,4 @@ export default fp(async (app) => {
     reply.header('connection', 'close')
     done(new AppError('unavailable', 'media-bff is restarting; try again in a moment.', { retryAfter: RETRY_AFTER_S }))
   })
-  // Answers still being finished when the close began end their connection with them, so the
-  // server can close at once instead of waiting for each kept-alive socket's timeout.
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) reply.header('connection', 'close')
-    done(null, payload)
-  })
 }, { name: 'closing' })
