@@ -2,7 +2,6 @@
 // /metrics, only for operators when METRICS_TOKEN is set.
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
-import { operatorOnly } from './metrics.js'
 
 export default fp(async (app) => {
   await app.register(swagger, {
@@ -16,5 +15,5 @@ export default fp(async (app) => {
       tags: [{ name: 'auth' }, { name: 'uploads' }, { name: 'operations' }]
     }
   })
-  app.get('/docs', { schema: { hide: true }, onRequest: operatorOnly(app.config.metricsToken) }, async () => app.swagger())
-}, { name: 'docs', dependencies: ['config'] })
+  app.get('/docs', { schema: { hide: true }, onRequest: app.operatorsOnly }, async () => app.swagger())
+}, { name: 'docs', dependencies: ['config', 'metrics'] })

@@ -1,14 +1,11 @@
-// The one place where failures become the contract's JSON errors (design.md section 1).
+// The one place where failures become the contract's JSON errors (README.md, "The contract").
 // Routes and domain code throw; nothing here ever answers a bare 500 for bad input.
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError } from '../src/errors.js'
+import { AppError, LOGIN_URL, loginRequired } from '../src/errors.js'
 import { StoreUnavailableError } from '../src/store/key-value-store.js'
 import { GrantEndedError, GrantMissingError, RefreshUnavailableError } from '../src/grants/grant-errors.js'
 import { UpstreamError } from '../src/media/upstream-error.js'
-import { endSignIn } from './session.js'
-
-export const LOGIN_URL = '/auth/login'
 const STORE_RETRY_AFTER_S = 5
 
 export default fp(async (app) => {
@@ -37,7 +34,7 @@ async function toAppError (error: FastifyError, request: FastifyRequest, reply: 
   }
   if (error instanceof GrantMissingError) {
     await endSignInQuietly(request, reply)
-    return new AppError('login_required', 'Please sign in.', { details: { login_url: LOGIN_URL } })
+    return loginRequired()
   }
   if (error instanceof GrantEndedError) {
     await endSignInQuietly(request, reply)
@@ -95,7 +92,7 @@ function upstreamToAppError (error: UpstreamError): AppError {
 
 async function endSignInQuietly (request: FastifyRequest, reply: FastifyReply): Promise<void> {
   try {
-    await endSignIn(request, reply)
+    await request.server.endSignIn(request, reply)
   } catch {
     // The store is failing too; the sign-in is dead either way and the next call will tell.
   }

@@ -1,18 +1,24 @@
-// The media service: its API client, its authorization servers (one per tenant), and the token
-// refresher that keeps grants usable. All share one undici agent.
+// The media service: its API client, its authorization servers (one per tenant), and its token
+// endpoint for refreshes (used by the grants plugin). All share undici agents closed with the app.
 import fp from 'fastify-plugin'
-import { createMediaClient, type MediaClient } from '../src/media/media-client.js'
-import { createAuthorizationServers, refreshTokens, type AuthorizationServers } from '../src/oauth/authorization-server.js'
-import { createTokenRefresher, type TokenRefresher } from '../src/grants/token-refresher.js'
 import { Agent } from 'undici'
+import { createMediaClient, type MediaClient } from '../src/media/media-client.js'
+import { createAuthorizationServers, refreshTokens, type AuthorizationServers, type TokenSet } from '../src/oauth/authorization-server.js'
 
 const REFRESH_DEADLINE_MS = 60_000
+
+export interface TokenEndpoint {
+  /** New tokens for a grant's refresh token; fails with a classified TokenEndpointError. */
+  refresh: (tenant: string, refreshToken: string) => Promise<TokenSet>
+  /** How long a refresh may run before it is abandoned. */
+  refreshDeadlineMs: number
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
     media: MediaClient
     authorizationServers: AuthorizationServers
-    tokens: TokenRefresher
+    tokenEndpoint: TokenEndpoint
   }
 }
 
@@ -32,29 +38,16 @@ export default fp(async (app) => {
   const refreshServers = createAuthorizationServers(config, refreshAgent, REFRESH_DEADLINE_MS)
   app.decorate('media', media)
   app.decorate('authorizationServers', servers)
-  app.decorate('tokens', createTokenRefresher({
-    grants: app.grants,
-    store: app.kv,
-    skewMs: config.oauth.refreshSkewMs,
-    callerWaitMs: config.upstreamTimeoutMs,
-    // The lease (15 s by default) outlives a stalled process (GC pause, CPU starvation) by a wide
-    // margin and is renewed while the refresh runs; a crashed holder blocks one grant for one lease.
-    lockLeaseMs: config.oauth.refreshLockLeaseMs,
-    lockRenewEveryMs: Math.min(2_000, config.oauth.refreshLockLeaseMs / 3),
-    lockWaitMs: REFRESH_DEADLINE_MS + 5_000,
+  app.decorate<TokenEndpoint>('tokenEndpoint', {
     refresh: async (tenant, refreshToken) => {
       const server = refreshServers.get(tenant)
       if (server === undefined) throw new Error(`grant bound to unknown tenant ${tenant}`)
       return await refreshTokens(server, refreshToken)
     },
-    onRefresh: (outcome, seconds) => app.metrics.refresh(outcome, seconds),
-    // Every user is refused alike until the operator acts; single-flight makes this one line per
-    // refresh attempt, not one per waiting request.
-    onClientRejected: (error) => app.log.error({ tokenError: error }, 'the token endpoint refused media-bff\'s client credentials (OAUTH_CLIENT_ID / OAUTH_CLIENT_SECRET); sessions are kept'),
-    onLockWait: (seconds) => app.metrics.lockWait(seconds)
-  }))
+    refreshDeadlineMs: REFRESH_DEADLINE_MS
+  })
   app.addHook('onClose', async () => {
     await media.close()
     await refreshAgent.close()
   })
-}, { name: 'media', dependencies: ['config', 'stores', 'metrics'] })
+}, { name: 'media', dependencies: ['config', 'metrics'] })

@@ -20,6 +20,8 @@ export interface Metrics {
 declare module 'fastify' {
   interface FastifyInstance {
     metrics: Metrics
+    /** onRequest hook for the operators' routes (/metrics, /docs): see operatorOnly below. */
+    operatorsOnly: onRequestAsyncHookHandler
   }
 }
 
@@ -53,7 +55,9 @@ export default fp(async (app) => {
     requests.observe({ method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000)
   })
 
-  app.get('/metrics', { schema: { hide: true }, onRequest: operatorOnly(app.config.metricsToken) }, async (_request, reply) => {
+  const operatorsOnly = operatorOnly(app.config.metricsToken)
+  app.decorate('operatorsOnly', operatorsOnly)
+  app.get('/metrics', { schema: { hide: true }, onRequest: operatorsOnly }, async (_request, reply) => {
     return await reply.header('content-type', registry.contentType).send(await registry.metrics())
   })
 }, { name: 'metrics', dependencies: ['config'] })
@@ -64,7 +68,7 @@ export default fp(async (app) => {
  * answer of a route that does not exist, so the public cannot even tell they are there. The
  * comparison is of SHA-256 digests with timingSafeEqual: constant time whatever the length.
  */
-export function operatorOnly (token: string | undefined): onRequestAsyncHookHandler {
+function operatorOnly (token: string | undefined): onRequestAsyncHookHandler {
   const expected = token === undefined ? undefined : digest(token)
   return async (request: FastifyRequest, reply: FastifyReply) => {
     if (expected === undefined) return

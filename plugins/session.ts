@@ -1,7 +1,7 @@
 // Server-side sessions: the browser holds one opaque, signed, HttpOnly cookie; everything else
 // lives in the store. Idle and absolute timeouts are enforced here, server-side.
 import fp from 'fastify-plugin'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fastifyCookie from '@fastify/cookie'
 import fastifySession from '@fastify/session'
 import { createSessionStore } from '../src/store/session-store.js'
@@ -14,6 +14,12 @@ export interface SessionUser {
 }
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** Ends the sign-in held by this request's session: grant deleted, session destroyed, cookie cleared. */
+    endSignIn: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+    /** This request's session, a fresh unsaved one if endSignIn already destroyed it. */
+    ensureSession: (request: FastifyRequest) => Promise<FastifyRequest['session']>
+  }
   interface Session {
     grantId?: string
     tenant?: string
@@ -88,7 +94,7 @@ export default fp(async (app) => {
     const now = Date.now()
     const idle = now - (session.lastSeen ?? session.authenticatedAt)
     if (now - session.authenticatedAt > settings.absoluteTimeoutMs || idle > settings.idleTimeoutMs) {
-      await endSignIn(request, reply)
+      await endSignIn(app, request, reply)
       return
     }
     // A cookie signed with an older SESSION_SECRETS entry: @fastify/session re-signs the id with
@@ -98,6 +104,9 @@ export default fp(async (app) => {
     const signedWithOldSecret = request.cookies[settings.cookieName] !== session.encryptedSessionId
     if (idle > touchIntervalMs || signedWithOldSecret) session.lastSeen = now
   })
+
+  app.decorate('endSignIn', async (request: FastifyRequest, reply: FastifyReply) => { await endSignIn(app, request, reply) })
+  app.decorate('ensureSession', ensureSession)
 }, { name: 'session', dependencies: ['config', 'stores'] })
 
 /**
@@ -125,7 +134,7 @@ function memoisedSigner (secrets: string[]): { sign: (value: string) => string, 
  * A session object for this request: after endSignIn the request has none (@fastify/session sets
  * it to null), and the callback needs one to sign the user in afresh.
  */
-export async function ensureSession (request: FastifyRequest): Promise<FastifyRequest['session']> {
+async function ensureSession (request: FastifyRequest): Promise<FastifyRequest['session']> {
   if (request.session === null || request.session === undefined) {
     // An id that fails verification makes @fastify/session start a new, unsaved session.
     await new Promise<void>((resolve) => { request.server.decryptSession('', request, () => { resolve() }) })
@@ -133,13 +142,12 @@ export async function ensureSession (request: FastifyRequest): Promise<FastifyRe
   return request.session
 }
 
-/** Ends the sign-in held by this request's session: grant deleted, session destroyed, cookie cleared. */
-export async function endSignIn (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function endSignIn (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const { session } = request
   if (session === undefined || session === null) return
   const grantId = session.grantId
-  if (grantId !== undefined) await request.server.grants.delete(grantId)
+  if (grantId !== undefined) await app.grants.delete(grantId)
   await session.destroy()
-  const { cookieName, secureCookie } = request.server.config.session
+  const { cookieName, secureCookie } = app.config.session
   reply.clearCookie(cookieName, { path: '/', httpOnly: true, secure: secureCookie, sameSite: 'lax' })
 }

@@ -1,16 +1,15 @@
-// Sign-in, callback, session state and sign-out (design.md section 1). Thin: validate, call the
+// Sign-in, callback, session state and sign-out (README.md, "The contract"). Thin: validate, call the
 // domain, put the result in the session.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
-import { AppError } from '../src/errors.js'
+import { AppError, LOGIN_URL } from '../src/errors.js'
 import { MAX_LENGTH as MAX_RETURN_TO_LENGTH, parseReturnPath } from '../src/oauth/return-to.js'
-import { parseScopes, unionScopes } from '../src/oauth/scopes.js'
+import { parseScopes } from '../src/oauth/scopes.js'
 import { LoginContentionError, newBrowserBinding } from '../src/oauth/login-transactions.js'
 import { completeSignIn, startSignIn } from '../src/oauth/sign-in.js'
+import { sessionAfterSignIn } from '../src/oauth/session-after-sign-in.js'
 import { classifyTokenError } from '../src/oauth/token-errors.js'
 import { authErrorPage } from '../src/pages/auth-error-page.js'
-import { endSignIn, ensureSession } from '../plugins/session.js'
-import { LOGIN_URL } from '../plugins/errors.js'
 import { StoreFullError, StoreUnavailableError } from '../src/store/key-value-store.js'
 import { ErrorBody } from './schemas.js'
 
@@ -164,25 +163,19 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       return await backWithError(failure.kind === 'rejected' ? 'token_exchange_failed' : 'unavailable', 'exchange_failed')
     }
 
-    // Remember what must survive a re-authorization, then rotate the session id (no fixation).
-    const previous = await ensureSession(request)
-    const sameUser = previous.user?.id !== undefined && previous.user.id === completed.user.userId && previous.tenant === transaction.tenant
-    const carriedDenials = sameUser && transaction.addedScopes.length > 0 ? previous.deniedScopes ?? [] : []
-    const uploadOwner = sameUser ? previous.uploadOwner : undefined
+    // Decide what carries over from the session this sign-in replaces, then rotate the session
+    // id (no fixation) and retire the old grant.
+    const previous = await app.ensureSession(request)
+    const signedIn = sessionAfterSignIn(
+      { userId: previous.user?.id, tenant: previous.tenant, deniedScopes: previous.deniedScopes, uploadOwner: previous.uploadOwner },
+      { grantId: completed.grant.id, grantedScopes: completed.grant.scopes, user: completed.user, deniedScopes: completed.deniedScopes },
+      transaction,
+      Date.now()
+    )
     const oldGrant = previous.grantId
     await request.session.regenerate()
     if (oldGrant !== undefined) await app.grants.delete(oldGrant)
-
-    const now = Date.now()
-    const session = request.session
-    session.grantId = completed.grant.id
-    session.tenant = transaction.tenant
-    session.user = { id: completed.user.userId, name: completed.user.name, email: completed.user.email }
-    session.entitlements = completed.user.scopes
-    session.deniedScopes = unionScopes(carriedDenials, completed.deniedScopes).filter((scope) => !completed.grant.scopes.includes(scope))
-    session.uploadOwner = uploadOwner ?? completed.grant.id
-    session.authenticatedAt = now
-    session.lastSeen = now
+    Object.assign(request.session, signedIn)
     app.metrics.callback('signed_in')
     return await reply.header('cache-control', 'no-store').redirect(transaction.returnTo, 302)
   })
@@ -195,7 +188,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     if (session?.grantId === undefined) return { authenticated: false, login_url: LOGIN_URL }
     const stored = await app.grants.read(session.grantId)
     if (stored === undefined) {
-      await endSignIn(request, reply)
+      await app.endSignIn(request, reply)
       return { authenticated: false, login_url: LOGIN_URL }
     }
     const { grant } = stored
@@ -214,7 +207,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/auth/logout', {
     schema: { tags: ['auth'], summary: 'Sign out: the session and its grant are destroyed', response: { 200: Type.Object({ logged_out: Type.Literal(true) }), 403: ErrorBody, 503: ErrorBody } }
   }, async (request, reply) => {
-    await endSignIn(request, reply)
+    await app.endSignIn(request, reply)
     return { logged_out: true as const }
   })
 }

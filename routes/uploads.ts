@@ -1,7 +1,7 @@
 // Direct upload: register with the media service for the browser, and finish afterwards.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
-import { AppError } from '../src/errors.js'
+import { AppError, loginRequired } from '../src/errors.js'
 import { checkUploadUrl, refuseUploadUrl, registrationFields } from '../src/uploads/upload-policy.js'
 import { ErrorBody } from './schemas.js'
 
@@ -63,7 +63,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     const fields = registrationFields(config.upload, folderId, title, options)
     const registration = await app.withAccessToken(request, async (token, grant) => {
       const tenant = config.tenants.get(grant.tenant)
-      if (tenant === undefined) throw new AppError('login_required', 'Please sign in.', { details: { login_url: '/auth/login' } })
+      if (tenant === undefined) throw loginRequired()
       const record = await app.media.registerUpload(tenant.apiUrl, token, fields)
       refuseUploadUrl(checkUploadUrl(record.url_upload_direct, tenant.apiUrl, config.upload.allowedHosts))
       return { record, tenant: tenant.name }
@@ -106,6 +106,6 @@ export default routes
 
 function ownerOf (session: { uploadOwner?: string, grantId?: string }): string {
   const owner = session.uploadOwner ?? session.grantId
-  if (owner === undefined) throw new AppError('login_required', 'Please sign in.', { details: { login_url: '/auth/login' } })
+  if (owner === undefined) throw loginRequired()
   return owner
 }

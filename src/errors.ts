@@ -1,4 +1,4 @@
-// The error contract of design.md section 1: every non-2xx JSON body is
+// The error contract of README.md ("The contract"): every non-2xx JSON body is
 // { error: "<snake_case_code>", message: "<sentence for a person>", ...details }.
 // Domain code throws AppError; the error plugin turns it into that body.
 
@@ -29,6 +29,14 @@ const statusOf: Record<ErrorCode, number> = {
   upstream_error: 502,
   unavailable: 503,
   upstream_timeout: 504
+}
+
+/** Where a browser starts a sign-in; every login_required and reauth_required answer names it. */
+export const LOGIN_URL = '/auth/login'
+
+/** The one `login_required` answer: no session, or one whose grant is gone. */
+export function loginRequired (): AppError {
+  return new AppError('login_required', 'Please sign in.', { details: { login_url: LOGIN_URL } })
 }
 
 export interface AppErrorOptions {

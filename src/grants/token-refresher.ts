@@ -7,14 +7,14 @@ import { GrantEndedError, GrantMissingError, RefreshUnavailableError } from './g
 import { withLeaseLock, LockTimeoutError, type HeldLease } from './lease-lock.js'
 import type { KeyValueStore } from '../store/key-value-store.js'
 import type { TokenSet } from '../oauth/authorization-server.js'
-import { classifyTokenError } from '../oauth/token-errors.js'
+import { TokenEndpointError, type TokenFailure } from '../oauth/token-failure.js'
 
 export type RefreshOutcome = 'refreshed' | 'reused' | 'rejected' | 'client_rejected' | 'failed'
 
 export interface TokenRefresherOptions {
   grants: GrantStore
   store: KeyValueStore
-  /** Calls the tenant's token endpoint. */
+  /** Calls the tenant's token endpoint; fails with a TokenEndpointError saying what went wrong. */
   refresh: (tenant: string, refreshToken: string) => Promise<TokenSet>
   /** Refresh this long before the access token expires. */
   skewMs: number
@@ -35,6 +35,9 @@ export interface TokenRefresherOptions {
 
 /** The lease was lost mid-refresh: another holder may be refreshing; start over behind it. */
 class LeaseLostError extends Error {}
+
+/** Anything but a classified failure (a bug, a programming error) keeps the grant: try later. */
+const UNREADABLE_FAILURE: TokenFailure = { kind: 'transient', reason: 'the token endpoint call failed', retryAfterSeconds: 5 }
 
 /** How often a refresh that lost its lease starts over before the caller is told to retry. */
 const MAX_LEASE_RETRIES = 2
@@ -100,7 +103,7 @@ export function createTokenRefresher (options: TokenRefresherOptions) {
     try {
       tokens = await options.refresh(grant.tenant, grant.refreshToken)
     } catch (error) {
-      const failure = classifyTokenError(error)
+      const failure: TokenFailure = error instanceof TokenEndpointError ? error.failure : UNREADABLE_FAILURE
       const seconds = (performance.now() - started) / 1000
       if (failure.kind === 'rejected') {
         // A newer record written by another instance (with tokens that still work) is never

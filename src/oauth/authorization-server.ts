@@ -5,6 +5,8 @@ import { fetch as undiciFetch, type Dispatcher } from 'undici'
 import type { Config, Tenant } from '../config.js'
 import { KNOWN_SCOPES, parseScopes } from './scopes.js'
 import { readCappedText } from '../media/capped-body.js'
+import { classifyTokenError } from './token-errors.js'
+import { TokenEndpointError } from './token-failure.js'
 
 export interface TokenSet {
   accessToken: string
@@ -55,7 +57,7 @@ function hasHttpEndpoint (tenant: Tenant): boolean {
  * undici as openid-client's fetch, with two guards. Every token-endpoint body is read with a size
  * cap (openid-client would read any size), so a hostile or broken endpoint costs bounded memory
  * and ends as a transient failure. And the media service's token response is only "probably"
- * carrying token_type (media-service.md B), which openid-client insists on; a successful token
+ * carrying token_type (seen in the service's SDK, not published), which openid-client insists on; a successful token
  * response without one is read as Bearer, the only type the service issues.
  */
 function tolerantTokenFetch (tokenUrl: string, dispatcher: Dispatcher): oidc.CustomFetch {
@@ -101,8 +103,15 @@ export async function exchangeCode (server: oidc.Configuration, params: { redire
   return toTokenSet(response)
 }
 
+/** New tokens for a refresh token; a failure comes out classified, as a TokenEndpointError. */
 export async function refreshTokens (server: oidc.Configuration, refreshToken: string): Promise<TokenSet> {
-  return toTokenSet(await oidc.refreshTokenGrant(server, refreshToken))
+  let response: oidc.TokenEndpointResponse
+  try {
+    response = await oidc.refreshTokenGrant(server, refreshToken)
+  } catch (error) {
+    throw new TokenEndpointError(classifyTokenError(error))
+  }
+  return toTokenSet(response)
 }
 
 export const newCodeVerifier = oidc.randomPKCECodeVerifier

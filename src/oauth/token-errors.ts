@@ -4,11 +4,7 @@
 // operator's problem and would refuse every user alike, so it keeps every grant and is reported
 // as an outage. Anything else (network, timeout, 5xx, 429, nonsense) keeps the grant too.
 import * as oidc from 'openid-client'
-
-export type TokenFailure =
-  | { kind: 'rejected', error: string }
-  | { kind: 'client_rejected', error: string, retryAfterSeconds: number }
-  | { kind: 'transient', reason: string, retryAfterSeconds: number }
+import type { TokenFailure } from './token-failure.js'
 
 const DEFAULT_RETRY_AFTER_S = 5
 /** A client-level refusal is not fixed in seconds; callers are asked to come back later. */

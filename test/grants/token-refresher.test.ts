@@ -2,13 +2,15 @@
 // injected: what happens when the lease changes hands, when another instance writes first, and
 // when the token endpoint refuses the grant or media-bff's own client.
 import t from 'tap'
-import * as oidc from 'openid-client'
 import { createMemoryStore } from '../../src/store/memory-store.js'
 import { createTokenCipher, parseTokenKeys } from '../../src/store/token-cipher.js'
 import { createGrantStore, type Grant } from '../../src/grants/grant-store.js'
 import { createTokenRefresher, type TokenRefresherOptions } from '../../src/grants/token-refresher.js'
 import { GrantEndedError, RefreshUnavailableError } from '../../src/grants/grant-errors.js'
 import type { TokenSet } from '../../src/oauth/authorization-server.js'
+import { classifyTokenError } from '../../src/oauth/token-errors.js'
+import { TokenEndpointError } from '../../src/oauth/token-failure.js'
+import * as oidc from 'openid-client'
 import type { KeyValueStore } from '../../src/store/key-value-store.js'
 import { testTokenKey } from '../helpers/bff.js'
 
@@ -142,7 +144,8 @@ async function sleep (ms: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms))
 }
 
-function tokenError (status: number, error: string): oidc.ResponseBodyError {
+/** What the injected refresh throws: the token endpoint's answer, classified as in production. */
+function tokenError (status: number, error: string): TokenEndpointError {
   const response = new Response(JSON.stringify({ error }), { status, headers: { 'content-type': 'application/json' } })
-  return new oidc.ResponseBodyError('token endpoint refused', { cause: { error }, response })
+  return new TokenEndpointError(classifyTokenError(new oidc.ResponseBodyError('token endpoint refused', { cause: { error }, response })))
 }

@@ -1,0 +1,50 @@
+// What a completed sign-in puts in the (new, rotated) session, and what it carries over from the
+// session it replaces. Only a re-authorization by the same user on the same tenant carries
+// anything: the scopes that user was already refused (so a route does not send them round
+// again) and the owner of their upload registrations (so uploads in flight can still finish).
+// A different user, or another tenant, starts clean.
+import type { LoginTransaction } from './login-transactions.js'
+import { unionScopes } from './scopes.js'
+
+export interface PreviousSignIn {
+  userId?: string | undefined
+  tenant?: string | undefined
+  deniedScopes?: string[] | undefined
+  uploadOwner?: string | undefined
+}
+
+export interface CompletedSignInFacts {
+  grantId: string
+  grantedScopes: string[]
+  user: { userId: string | undefined, name: string | undefined, email: string | undefined, scopes: string[] | undefined }
+  /** Scopes this re-authorization asked to add and did not get. */
+  deniedScopes: string[]
+}
+
+export interface SignedInSession {
+  grantId: string
+  tenant: string
+  user: { id: string | undefined, name: string | undefined, email: string | undefined }
+  entitlements: string[] | undefined
+  deniedScopes: string[]
+  uploadOwner: string
+  authenticatedAt: number
+  lastSeen: number
+}
+
+export function sessionAfterSignIn (previous: PreviousSignIn, completed: CompletedSignInFacts, transaction: Pick<LoginTransaction, 'tenant' | 'addedScopes'>, now: number): SignedInSession {
+  const sameUser = previous.userId !== undefined && previous.userId === completed.user.userId && previous.tenant === transaction.tenant
+  // Denials matter only while the user keeps asking for more; a plain sign-in forgets them.
+  const carriedDenials = sameUser && transaction.addedScopes.length > 0 ? previous.deniedScopes ?? [] : []
+  return {
+    grantId: completed.grantId,
+    tenant: transaction.tenant,
+    user: { id: completed.user.userId, name: completed.user.name, email: completed.user.email },
+    entitlements: completed.user.scopes,
+    // A scope granted now is no longer denied, whatever was refused before.
+    deniedScopes: unionScopes(carriedDenials, completed.deniedScopes).filter((scope) => !completed.grantedScopes.includes(scope)),
+    uploadOwner: (sameUser ? previous.uploadOwner : undefined) ?? completed.grantId,
+    authenticatedAt: now,
+    lastSeen: now
+  }
+}
