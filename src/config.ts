@@ -1,22 +1,13 @@
-// The whole configuration of media-bff, read from the environment (design.md section 2) and
+// The whole configuration of media-bff, read from the environment (README.md, "Configuration") and
 // validated once at start. loadConfig throws one ConfigError naming every bad variable.
-import { isIP } from 'node:net'
 import { EnvReader, type Env } from './env-reader.js'
+import { applyIssRequirement, readTenants, type Tenant } from './config-tenants.js'
+import { isAddressOrCidr, trustsEveryone } from './trusted-proxies.js'
 import { parseTokenKeys, type TokenKey } from './store/token-cipher.js'
 import { parseRedisUrl, RedisUrlError } from './store/redis-url.js'
 import { KNOWN_SCOPES, parseScopes } from './oauth/scopes.js'
 
-export interface Tenant {
-  name: string
-  /** The tenant's channel URL; the API is at `${baseUrl}/api`. */
-  baseUrl: string
-  apiUrl: string
-  authorizationUrl: string
-  tokenUrl: string
-  issuer: string
-  /** RFC 9207: the authorization response must carry `iss` (OAUTH_REQUIRE_ISS). */
-  requireIss: boolean
-}
+export type { Tenant } from './config-tenants.js'
 
 export type TokenAuthMethod = 'client_secret_post' | 'client_secret_basic'
 
@@ -253,61 +244,6 @@ export function loadConfig (env: Env = process.env): Config {
   return config
 }
 
-function readTenants (read: EnvReader): Map<string, Tenant> {
-  const tenants = new Map<string, Tenant>()
-  const single = read.raw('MEDIA_BASE_URL')
-  const many = read.list('MEDIA_TENANTS')
-  if (single !== undefined && many.length > 0) {
-    read.problem('MEDIA_TENANTS', 'set either MEDIA_BASE_URL (one tenant) or MEDIA_TENANTS (name=url,...), not both')
-  }
-  const entries: Array<[string, string | undefined, string]> = many.length > 0
-    ? many.map((item) => {
-      const at = item.indexOf('=')
-      return [item.slice(0, at).trim(), at > 0 ? item.slice(at + 1).trim() : undefined, 'MEDIA_TENANTS']
-    })
-    : [['default', single, 'MEDIA_BASE_URL']]
-
-  if (many.length === 0 && single === undefined) {
-    read.problem('MEDIA_BASE_URL', 'is required (the tenant\'s channel URL), or set MEDIA_TENANTS')
-    return tenants
-  }
-  for (const [name, value, variable] of entries) {
-    if (!/^[a-z0-9][a-z0-9_-]{0,62}$/i.test(name)) {
-      read.problem(variable, `tenant "${name}" needs a name of letters, digits, _ and - (name=url)`)
-      continue
-    }
-    if (tenants.has(name)) read.problem(variable, `tenant "${name}" is listed twice`)
-    const baseUrl = read.url(variable, value ?? '')
-    if (baseUrl === undefined) continue
-    const fill = (template: string | undefined, fallback: string): string => template === undefined ? fallback : template.replaceAll('{base_url}', baseUrl)
-    tenants.set(name, {
-      name,
-      baseUrl,
-      apiUrl: `${baseUrl}/api`,
-      authorizationUrl: read.url('OAUTH_AUTHORIZATION_URL', fill(read.raw('OAUTH_AUTHORIZATION_URL'), `${baseUrl}/api/oauth2/authorize`)) ?? '',
-      tokenUrl: read.url('OAUTH_TOKEN_URL', fill(read.raw('OAUTH_TOKEN_URL'), `${baseUrl}/api/oauth2/token`)) ?? '',
-      issuer: fill(read.raw('OAUTH_ISSUER'), baseUrl),
-      requireIss: false
-    })
-  }
-  return tenants
-}
-
-/** OAUTH_REQUIRE_ISS: on (every tenant), off, or a comma list of tenant names. */
-function applyIssRequirement (read: EnvReader, tenants: Map<string, Tenant>): void {
-  const setting = read.list('OAUTH_REQUIRE_ISS')
-  if (setting.length === 1 && ['on', 'off', 'true', 'false', '1', '0', 'yes', 'no'].includes(setting[0]?.toLowerCase() ?? '')) {
-    const all = read.boolean('OAUTH_REQUIRE_ISS', false)
-    for (const tenant of tenants.values()) tenant.requireIss = all
-    return
-  }
-  for (const name of setting) {
-    const tenant = tenants.get(name)
-    if (tenant === undefined) read.problem('OAUTH_REQUIRE_ISS', `names no tenant "${name}" (on, off, or tenant names)`)
-    else tenant.requireIss = true
-  }
-}
-
 function ensureHostPrefix (name: string): string {
   return name.startsWith('__Host-') ? name : `__Host-${name.replace(/^__Secure-/, '')}`
 }
@@ -318,88 +254,4 @@ function readLogLevel (read: EnvReader): string {
   const level = read.string('LOG_LEVEL', 'info').toLowerCase()
   if (!LOG_LEVELS.includes(level)) read.problem('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`)
   return level
-}
-
-function isAddressOrCidr (entry: string): boolean {
-  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true
-  const [address = '', prefix] = entry.split('/')
-  const family = isIP(address)
-  if (family === 0) return false
-  if (prefix === undefined) return true
-  return /^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128)
-}
-
-// What TRUST_PROXY means to Fastify's proxy-address matcher (@fastify/proxy-addr): IPv4 clients
-// are matched by IPv4 ranges and by IPv4-mapped IPv6 ranges of prefix 96 or more
-// (::ffff:0.0.0.0/96 is 0.0.0.0/0); IPv6 clients by the other IPv6 ranges.
-const NAMED_RANGES: Record<string, string[]> = {
-  loopback: ['127.0.0.1/8', '::1/128'],
-  linklocal: ['169.254.0.0/16', 'fe80::/10'],
-  uniquelocal: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7']
-}
-const V4_BITS = 32n
-const V6_BITS = 128n
-/** Every public IPv6 address lies in 2000::/3; trusting all of it is trusting everyone. */
-const GLOBAL_V6: Interval = [0x2n << 124n, (0x4n << 124n) - 1n]
-
-type Interval = [bigint, bigint]
-
-/** A description of the client addresses the entries trust entirely, or undefined. */
-function trustsEveryone (entries: string[]): string | undefined {
-  const v4: Interval[] = []
-  const v6: Interval[] = []
-  for (const entry of entries.flatMap((item) => NAMED_RANGES[item] ?? [item])) {
-    const [address = '', prefixText] = entry.split('/')
-    if (isIP(address) === 4) {
-      v4.push(range(ipv4Number(address), prefixText === undefined ? V4_BITS : BigInt(prefixText), V4_BITS))
-      continue
-    }
-    const value = ipv6Number(address)
-    const prefix = prefixText === undefined ? V6_BITS : BigInt(prefixText)
-    if (value >> 32n === 0xffffn) {
-      // IPv4-mapped: only a prefix that keeps the ::ffff: marker reaches IPv4 clients.
-      if (prefix >= 96n) v4.push(range(value & 0xffffffffn, prefix - 96n, V4_BITS))
-    } else {
-      v6.push(range(value, prefix, V6_BITS))
-    }
-  }
-  if (covers(v4, [0n, (1n << V4_BITS) - 1n])) return entries.length === 1 ? `"${entries[0] ?? ''}" trusts every IPv4 address` : 'together, the entries trust every IPv4 address'
-  if (covers(v6, GLOBAL_V6)) return entries.length === 1 ? `"${entries[0] ?? ''}" trusts every public IPv6 address` : 'together, the entries trust every public IPv6 address'
-  return undefined
-}
-
-function range (address: bigint, prefix: bigint, bits: bigint): Interval {
-  const size = 1n << (bits - prefix)
-  const start = address - (address % size)
-  return [start, start + size - 1n]
-}
-
-function covers (intervals: Interval[], [from, to]: Interval): boolean {
-  let next = from
-  for (const [start, end] of [...intervals].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
-    if (start > next) break
-    if (end >= next) next = end + 1n
-    if (next > to) return true
-  }
-  return next > to
-}
-
-function ipv4Number (address: string): bigint {
-  return address.split('.').reduce((total, octet) => (total << 8n) + BigInt(octet), 0n)
-}
-
-function ipv6Number (address: string): bigint {
-  let text = address.split('%')[0] ?? ''
-  // A trailing dotted quad (::ffff:10.0.0.1) is the last two groups.
-  const quad = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)?.[1]
-  if (quad !== undefined) {
-    const value = ipv4Number(quad)
-    text = `${text.slice(0, -quad.length)}${(value >> 16n).toString(16)}:${(value & 0xffffn).toString(16)}`
-  }
-  const [head = '', tail] = text.split('::')
-  const groups = (part: string): string[] => part === '' ? [] : part.split(':')
-  const left = groups(head)
-  const right = tail === undefined ? [] : groups(tail)
-  const all = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
-  return all.reduce((total, group) => (total << 16n) + BigInt(`0x${group}`), 0n)
 }

@@ -2,8 +2,9 @@
 import t from 'tap'
 import { readFile } from 'node:fs/promises'
 
-t.test('.env.example names every variable src/config.ts reads', async (t) => {
-  const source = await readFile(new URL('../src/config.ts', import.meta.url), 'utf8')
+t.test('.env.example names every variable the configuration reads', async (t) => {
+  const files = ['../src/config.ts', '../src/config-tenants.ts']
+  const source = (await Promise.all(files.map(async (file) => await readFile(new URL(file, import.meta.url), 'utf8')))).join('\n')
   const example = await readFile(new URL('../.env.example', import.meta.url), 'utf8')
   const variables = new Set([...source.matchAll(/read\.\w+\('([A-Z][A-Z0-9_]+)'/g)].map((match) => match[1] ?? ''))
   t.ok(variables.size >= 30, `found ${variables.size} variables`)

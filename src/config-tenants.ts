@@ -1,0 +1,70 @@
+// The tenants of MEDIA_BASE_URL or MEDIA_TENANTS, with their OAuth endpoints and issuer, as
+// src/config.ts reads them.
+import type { EnvReader } from './env-reader.js'
+
+export interface Tenant {
+  name: string
+  /** The tenant's channel URL; the API is at `${baseUrl}/api`. */
+  baseUrl: string
+  apiUrl: string
+  authorizationUrl: string
+  tokenUrl: string
+  issuer: string
+  /** RFC 9207: the authorization response must carry `iss` (OAUTH_REQUIRE_ISS). */
+  requireIss: boolean
+}
+
+export function readTenants (read: EnvReader): Map<string, Tenant> {
+  const tenants = new Map<string, Tenant>()
+  const single = read.raw('MEDIA_BASE_URL')
+  const many = read.list('MEDIA_TENANTS')
+  if (single !== undefined && many.length > 0) {
+    read.problem('MEDIA_TENANTS', 'set either MEDIA_BASE_URL (one tenant) or MEDIA_TENANTS (name=url,...), not both')
+  }
+  const entries: Array<[string, string | undefined, string]> = many.length > 0
+    ? many.map((item) => {
+      const at = item.indexOf('=')
+      return [item.slice(0, at).trim(), at > 0 ? item.slice(at + 1).trim() : undefined, 'MEDIA_TENANTS']
+    })
+    : [['default', single, 'MEDIA_BASE_URL']]
+
+  if (many.length === 0 && single === undefined) {
+    read.problem('MEDIA_BASE_URL', 'is required (the tenant\'s channel URL), or set MEDIA_TENANTS')
+    return tenants
+  }
+  for (const [name, value, variable] of entries) {
+    if (!/^[a-z0-9][a-z0-9_-]{0,62}$/i.test(name)) {
+      read.problem(variable, `tenant "${name}" needs a name of letters, digits, _ and - (name=url)`)
+      continue
+    }
+    if (tenants.has(name)) read.problem(variable, `tenant "${name}" is listed twice`)
+    const baseUrl = read.url(variable, value ?? '')
+    if (baseUrl === undefined) continue
+    const fill = (template: string | undefined, fallback: string): string => template === undefined ? fallback : template.replaceAll('{base_url}', baseUrl)
+    tenants.set(name, {
+      name,
+      baseUrl,
+      apiUrl: `${baseUrl}/api`,
+      authorizationUrl: read.url('OAUTH_AUTHORIZATION_URL', fill(read.raw('OAUTH_AUTHORIZATION_URL'), `${baseUrl}/api/oauth2/authorize`)) ?? '',
+      tokenUrl: read.url('OAUTH_TOKEN_URL', fill(read.raw('OAUTH_TOKEN_URL'), `${baseUrl}/api/oauth2/token`)) ?? '',
+      issuer: fill(read.raw('OAUTH_ISSUER'), baseUrl),
+      requireIss: false
+    })
+  }
+  return tenants
+}
+
+/** OAUTH_REQUIRE_ISS: on (every tenant), off, or a comma list of tenant names. */
+export function applyIssRequirement (read: EnvReader, tenants: Map<string, Tenant>): void {
+  const setting = read.list('OAUTH_REQUIRE_ISS')
+  if (setting.length === 1 && ['on', 'off', 'true', 'false', '1', '0', 'yes', 'no'].includes(setting[0]?.toLowerCase() ?? '')) {
+    const all = read.boolean('OAUTH_REQUIRE_ISS', false)
+    for (const tenant of tenants.values()) tenant.requireIss = all
+    return
+  }
+  for (const name of setting) {
+    const tenant = tenants.get(name)
+    if (tenant === undefined) read.problem('OAUTH_REQUIRE_ISS', `names no tenant "${name}" (on, off, or tenant names)`)
+    else tenant.requireIss = true
+  }
+}
