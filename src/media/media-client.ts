@@ -1,5 +1,5 @@
 // The media service's API over one pooled undici agent, with a deadline on every call. It knows
-// the wire format (media-service.md) and nothing of sessions or HTTP routes.
+// the wire format and nothing of sessions or HTTP routes.
 import { Agent, type Dispatcher } from 'undici'
 import { UpstreamError, serviceErrorFields } from './upstream-error.js'
 import { BodyTooLargeError, readCappedText } from './capped-body.js'

@@ -1,4 +1,4 @@
-// The answer to finishing an upload (`DELETE {api.finish}`, media-service.md), read as untrusted
+// The answer to finishing an upload (`DELETE {api.finish}`), read as untrusted
 // input: only the documented fields, as plain values, and file links only on the tenant's origin.
 import { UpstreamError } from './upstream-error.js'
 

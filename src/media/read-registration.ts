@@ -1,4 +1,4 @@
-// The registration record of `POST {api}/upload/id` (media-service.md), read as untrusted input:
+// The registration record of `POST {api}/upload/id`, read as untrusted input:
 // every field media-bff keeps, follows or hands to the browser is checked here, and anything
 // that fails is the upstream's fault (502), never a 5xx of our own after the upstream has
 // already registered.

@@ -1,4 +1,4 @@
-// Scopes of the media service (media-service.md part A) and the set arithmetic the flow needs.
+// Scopes of the media service (the service's published interface) and the set arithmetic the flow needs.
 
 export const KNOWN_SCOPES = ['basic', 'user.info', 'manage', 'upload', 'share']
 

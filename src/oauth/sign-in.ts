@@ -70,7 +70,7 @@ export async function completeSignIn (parts: SignInParts, transaction: LoginTran
     codeVerifier: transaction.codeVerifier,
     expectedState: state
   })
-  // Granted scopes come from the token response, else the request (design.md section 3).
+  // Granted scopes come from the token response, else the request (README.md, "The contract").
   const scopes = tokens.grantedScopes ?? transaction.scopes
   let user: UserInfo = { userId: tokens.userId, name: undefined, email: undefined, scopes: undefined }
   try {

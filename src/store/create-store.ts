@@ -1,4 +1,4 @@
-// The one switch between the two deployments of design.md: no REDIS_URL, everything lives in this
+// The one switch between the two deployments (README.md, "Scaling out with Redis"): no REDIS_URL, everything lives in this
 // process (bounded, with TTLs); with it, every instance shares Redis.
 import type { Cluster, Redis } from 'ioredis'
 import type { KeyValueStore } from './key-value-store.js'

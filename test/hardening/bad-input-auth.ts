@@ -1,5 +1,5 @@
 // Bad input for the sign-in routes: /auth/login (JSON errors), /auth/callback (a human page or a
-// redirect back with auth_error, design.md section 1), /auth/session and /auth/logout.
+// redirect back with auth_error, README.md ("The contract")), /auth/session and /auth/logout.
 import { TEST_SESSION_SECRET } from '../helpers/bff.js'
 import { onServer } from '../helpers/sign-in.js'
 import type { HttpResponse } from '../helpers/http-client.js'
@@ -24,7 +24,7 @@ export const loginCases: BadInputCase[] = [
   loginQuery('overlong UTF-8 slash in return_to', returnTo('/%C0%AF%C0%AFevil.example')),
   loginQuery('invalid percent-encoding in the query', 'return_to=%E0%A4%A'),
   loginQuery('a lone % in return_to', 'return_to=/%'),
-  // U+202E and its encoded form: a bidi control is a control character (design.md: return_to
+  // U+202E and its encoded form: a bidi control is a control character (README.md, "The contract": return_to
   // never holds control characters); it can make a path read backwards wherever it is shown.
   loginQuery('RTL override in return_to', returnTo('/\u202Emoc.elpmaxe-live')),
   loginQuery('%-encoded RTL override in return_to', returnTo('/%E2%80%AEmoc.elpmaxe-live')),

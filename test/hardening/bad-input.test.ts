@@ -1,5 +1,5 @@
 // Hardening: malformed, hostile and out-of-range input on every route. Each row of the table
-// states its documented answer (design.md section 1); after every row /healthz must answer and a
+// states its documented answer (README.md, "The contract"); after every row /healthz must answer and a
 // signed-in session must still work, and no secret may reach the logs.
 import t, { type Test } from 'tap'
 import { contractProblems, describeExpectation } from './contract.js'
