@@ -24,10 +24,3 @@ export function ulid (now = Date.now()): string {
   }
   return time + random
 }
-
-/** Route parameters schema of the paths that end in a registration's ulid. */
-export const ulidParams = {
-  type: 'object',
-  required: ['ulid'],
-  properties: { ulid: { type: 'string', pattern: ulidPattern.source } }
-} as const

@@ -9,9 +9,7 @@ import { fileEntry } from '../upload/file-views.js'
 import type { StoredFile } from '../upload/upload-store.js'
 import { authenticate, requireScope, type Caller } from './authenticate.js'
 
-const numericId = { type: 'string', pattern: '^\\d{1,15}$' } as const
-const folderParams = { type: 'object', required: ['folder_id'], properties: { folder_id: numericId } } as const
-const fileParams = { type: 'object', required: ['file_id'], properties: { file_id: numericId } } as const
+const numericId = /^\d{1,15}$/
 
 type FolderRequest = FastifyRequest<{ Params: { folder_id: string } }>
 type FileRequest = FastifyRequest<{ Params: { file_id: string } }>
@@ -28,11 +26,11 @@ function folderView (folderId: number, files: StoredFile[]): Record<string, unkn
 export function libraryRoutes (app: FastifyInstance, context: EmulatorContext): void {
   const ownFiles = (caller: Caller): StoredFile[] => context.uploads.files().filter((file) => file.userName === caller.user.name)
 
-  // An id the schema refuses is a 404 like an unknown one, and only after authentication.
+  // A malformed id is a 404 like an unknown one, and only after authentication.
   const ownFolder = (request: FolderRequest): { caller: Caller, folderId: number } => {
     const caller = authenticate(context, request)
     requireScope(caller, 'basic')
-    if (request.validationError !== undefined) throw notFound(`There is no folder ${request.params.folder_id}.`)
+    if (!numericId.test(request.params.folder_id)) throw notFound(`There is no folder ${request.params.folder_id}.`)
     const folderId = Number(request.params.folder_id)
     if (!context.uploads.foldersOf(caller.user.name).has(folderId)) throw notFound(`There is no folder ${folderId}.`)
     return { caller, folderId }
@@ -41,20 +39,17 @@ export function libraryRoutes (app: FastifyInstance, context: EmulatorContext): 
   const ownFile = (request: FileRequest, scope: string): StoredFile => {
     const caller = authenticate(context, request)
     requireScope(caller, scope)
-    const file = request.validationError === undefined ? context.uploads.file(Number(request.params.file_id)) : undefined
+    const file = numericId.test(request.params.file_id) ? context.uploads.file(Number(request.params.file_id)) : undefined
     if (file === undefined || file.userName !== caller.user.name) throw notFound('There is no such file.')
     return file
   }
 
-  const folderRoute = { schema: { params: folderParams }, attachValidation: true }
-  const fileRoute = { schema: { params: fileParams }, attachValidation: true }
-
-  app.get<{ Params: { folder_id: string } }>('/api/folders/:folder_id', folderRoute, async (request, reply) => {
+  app.get<{ Params: { folder_id: string } }>('/api/folders/:folder_id', async (request, reply) => {
     const { caller, folderId } = ownFolder(request)
     return sendJson(reply, 200, folderView(folderId, ownFiles(caller)))
   })
 
-  app.get<{ Params: { folder_id: string } }>('/api/folders/:folder_id/contents', folderRoute, async (request, reply) => {
+  app.get<{ Params: { folder_id: string } }>('/api/folders/:folder_id/contents', async (request, reply) => {
     const { caller, folderId } = ownFolder(request)
     const files = ownFiles(caller)
     const folders = folderId === 0
@@ -67,11 +62,11 @@ export function libraryRoutes (app: FastifyInstance, context: EmulatorContext): 
     })
   })
 
-  app.get<{ Params: { file_id: string } }>('/api/files/:file_id', fileRoute, async (request, reply) => {
+  app.get<{ Params: { file_id: string } }>('/api/files/:file_id', async (request, reply) => {
     return sendJson(reply, 200, fileEntry(context, ownFile(request, 'basic')))
   })
 
-  app.get<{ Params: { file_id: string } }>('/api/files/:file_id/share', fileRoute, async (request, reply) => {
+  app.get<{ Params: { file_id: string } }>('/api/files/:file_id/share', async (request, reply) => {
     const file = ownFile(request, 'share')
     const link = `${context.baseUrl}/share/${file.fileId}`
     return sendJson(reply, 200, { file_id: file.fileId, url: link, embed: `<iframe src="${link}" title="${file.title.replace(/[<>"&]/g, '')}"></iframe>` })

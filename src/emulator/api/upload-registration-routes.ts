@@ -8,7 +8,7 @@ import { faultHook } from '../faults.js'
 import { fieldsOf } from '../http/body-parsers.js'
 import { notFound } from '../http/emulator-error.js'
 import { sendJson } from '../http/replies.js'
-import { ulidParams } from '../ulid.js'
+import { ulidPattern } from '../ulid.js'
 import { fileEntry } from '../upload/file-views.js'
 import { signedUploadUrl } from '../upload/signed-upload-url.js'
 import { parseRegistrationRequest } from '../upload/upload-options.js'
@@ -52,12 +52,11 @@ export function uploadRegistrationRoutes (app: FastifyInstance, context: Emulato
     })
   })
 
-  // A malformed ulid is not refused by the schema: it is answered below, after authentication,
-  // like any unknown one.
-  app.delete<{ Params: { ulid: string } }>('/api/upload/id/:ulid', { onRequest: faultHook(context.faults, 'finish'), schema: { params: ulidParams }, attachValidation: true }, async (request, reply) => {
+  app.delete<{ Params: { ulid: string } }>('/api/upload/id/:ulid', { onRequest: faultHook(context.faults, 'finish') }, async (request, reply) => {
     const caller = authenticate(context, request, fieldsOf(request).private_token)
     requireScope(caller, 'upload')
-    const registration = request.validationError === undefined ? context.uploads.registration(request.params.ulid) : undefined
+    const { ulid } = request.params
+    const registration = ulidPattern.test(ulid) ? context.uploads.registration(ulid) : undefined
     // Another user's registration is answered exactly like a missing one: no probing.
     if (registration === undefined || registration.userName !== caller.user.name) throw notFound('No such upload.')
     registration.finished = true

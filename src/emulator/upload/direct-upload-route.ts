@@ -7,7 +7,7 @@ import { faultHook } from '../faults.js'
 import { EmulatorError, badRequest, notFound } from '../http/emulator-error.js'
 import { sendJson } from '../http/replies.js'
 import { searchParamsOf } from '../http/requests.js'
-import { ulidParams } from '../ulid.js'
+import { ulidPattern } from '../ulid.js'
 import { defaultTitle, extensionOf, uploadAnswer } from './file-views.js'
 import { receiveFile } from './receive-file.js'
 import { verifiedExpiry } from './signed-upload-url.js'
@@ -22,8 +22,7 @@ type UploadRequest = FastifyRequest<{ Params: { ulid: string } }>
 
 function openRegistration (context: EmulatorContext, request: UploadRequest, query: URLSearchParams): Registration {
   const { ulid } = request.params
-  // A malformed ulid cannot carry a genuine signature: the schema's refusal is a 403 too.
-  const expires = request.validationError === undefined ? verifiedExpiry(ulid, query, context.settings.signingKey) : undefined
+  const expires = ulidPattern.test(ulid) ? verifiedExpiry(ulid, query, context.settings.signingKey) : undefined
   if (expires === undefined) {
     throw new EmulatorError(403, 'invalid_signature', 'The upload URL is not genuine (its signature does not match).', { userMessage: 'This upload link is invalid.' })
   }
@@ -36,8 +35,7 @@ function openRegistration (context: EmulatorContext, request: UploadRequest, que
 
 /** Registered in a scope that leaves the body unread (http/body-parsers.ts, acceptStream). */
 export function directUploadRoute (app: FastifyInstance, context: EmulatorContext): void {
-  const routeOptions = { onRequest: faultHook(context.faults, 'upload_direct'), schema: { params: ulidParams }, attachValidation: true }
-  app.post<{ Params: { ulid: string } }>('/upload/:ulid', routeOptions, async (request, reply) => {
+  app.post<{ Params: { ulid: string } }>('/upload/:ulid', { onRequest: faultHook(context.faults, 'upload_direct') }, async (request, reply) => {
     const query = searchParamsOf(request)
     const registration = openRegistration(context, request, query)
     const { options } = registration
