@@ -77,9 +77,9 @@ export function createTokenRefresher (options: TokenRefresherOptions) {
         if (!await lease.confirm()) throw new LeaseLostError()
         return await redeem(current, started, lease)
       }, {
-        ...(options.lockLeaseMs === undefined ? {} : { leaseMs: options.lockLeaseMs }),
-        ...(options.lockRenewEveryMs === undefined ? {} : { renewEveryMs: options.lockRenewEveryMs }),
-        ...(options.lockWaitMs === undefined ? {} : { waitMs: options.lockWaitMs }),
+        leaseMs: options.lockLeaseMs,
+        renewEveryMs: options.lockRenewEveryMs,
+        waitMs: options.lockWaitMs,
         onWait: (ms: number) => options.onLockWait?.(ms / 1000)
       })
     } catch (error) {

@@ -28,17 +28,7 @@ export type CreatedStore = KeyValueStore & { readonly redisClient?: Redis | Clus
 export function createStore (options: CreateStoreOptions = {}): CreatedStore {
   const { redisUrl, keyPrefix, connectTimeoutMs, commandTimeoutMs, maxEntries, whenFull, sweepIntervalMs, logger } = options
   if (redisUrl === undefined || redisUrl === '') {
-    return createMemoryStore({
-      ...(maxEntries === undefined ? {} : { maxEntries }),
-      ...(whenFull === undefined ? {} : { whenFull }),
-      ...(sweepIntervalMs === undefined ? {} : { sweepIntervalMs })
-    })
+    return createMemoryStore({ maxEntries, whenFull, sweepIntervalMs })
   }
-  return createRedisStore({
-    url: redisUrl,
-    ...(keyPrefix === undefined ? {} : { keyPrefix }),
-    ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
-    ...(commandTimeoutMs === undefined ? {} : { commandTimeoutMs }),
-    ...(logger === undefined ? {} : { logger })
-  })
+  return createRedisStore({ url: redisUrl, keyPrefix, connectTimeoutMs, commandTimeoutMs, logger })
 }

@@ -41,7 +41,7 @@ export function createRedisStore ({
   if (!Number.isFinite(commandTimeoutMs) || commandTimeoutMs <= 0) throw new RangeError('commandTimeoutMs must be a positive number')
   if (!Number.isFinite(connectTimeoutMs) || connectTimeoutMs <= 0) throw new RangeError('connectTimeoutMs must be a positive number')
 
-  const { client } = createRedisClient(url, { connectTimeoutMs, commandTimeoutMs, ...(logger === undefined ? {} : { logger }) })
+  const { client } = createRedisClient(url, { connectTimeoutMs, commandTimeoutMs, logger })
   const scripts = defineStoreScripts(client)
   const keyOf = (key: string): string => keyPrefix + key
   let closed = false
