@@ -85,15 +85,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     preHandler: [app.rateLimitFinish, app.requireScopes('upload')]
   }, async (request) => {
     const { ulid } = request.params
-    const remembered = await app.registrations.find(ownerOf(request.session), ulid)
+    // requireScopes read the grant: only a registration made on its tenant is found.
+    const tenant = request.storedGrant?.grant.tenant
+    const remembered = tenant === undefined ? undefined : await app.registrations.find(ownerOf(request.session), ulid, tenant)
     if (remembered === undefined) {
       throw new AppError('not_found', 'This upload was not registered by your session, or it has expired.')
     }
-    const result = await app.withAccessToken(request, async (token, grant) => {
-      // A registration belongs to the tenant it was made on; never send this grant's token elsewhere.
-      if (remembered.tenant !== grant.tenant) throw new AppError('not_found', 'This upload was not registered by your session, or it has expired.')
-      return await app.media.finishUpload(remembered.finishUrl, token)
-    }).catch((error: unknown) => {
+    const result = await app.withAccessToken(request, async (token) => await app.media.finishUpload(remembered.finishUrl, token)).catch((error: unknown) => {
       app.metrics.finish('failed')
       throw error
     })

@@ -23,12 +23,16 @@ export function createRegistrations (store: KeyValueStore) {
       await store.set(key(owner, registration.ulid), JSON.stringify(registration), ttlMs)
     },
 
-    async find (owner: string, ulid: string): Promise<RememberedRegistration | undefined> {
+    /**
+     * The registration `owner` made of `ulid` on `tenant`, if it has not expired. A registration
+     * belongs to the tenant it was made on: a grant of another tenant never gets its finish URL.
+     */
+    async find (owner: string, ulid: string, tenant: string): Promise<RememberedRegistration | undefined> {
       if (!ULID_PATTERN.test(ulid)) return undefined
       const value = await store.get(key(owner, ulid))
       if (value === undefined) return undefined
       const registration = JSON.parse(value) as RememberedRegistration
-      return registration.expiresAt > Date.now() ? registration : undefined
+      return registration.tenant === tenant && registration.expiresAt > Date.now() ? registration : undefined
     }
   }
 }
