@@ -1,10 +1,9 @@
 // Sessions end server-side after SESSION_IDLE_TIMEOUT without a request, and after
 // SESSION_ABSOLUTE_TIMEOUT however active they are; an active session outlives its idle timeout.
+import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { startStack } from '../helpers/bff.js'
 import { signIn } from '../helpers/sign-in.js'
-
-const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
 t.test('idle timeout: an idle session ends, an active one lives on', async (t) => {
   const stack = await startStack({ env: { SESSION_IDLE_TIMEOUT: '2', SESSION_ABSOLUTE_TIMEOUT: '1h' } })

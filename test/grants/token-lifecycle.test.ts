@@ -1,5 +1,6 @@
 // Token lifecycle acceptance: one refresh per grant expiry however many requests race, in one
 // process and across two over Redis; outages keep the session; dead grants ask for sign-in.
+import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { startRedis } from '../helpers/redis.js'
 import { startBff, startEmulatorFor, startStack, TEST_SESSION_SECRET, testTokenKey } from '../helpers/bff.js'
@@ -13,8 +14,6 @@ t.teardown(redis.destroy)
 
 const SHORT_TTL_S = 2
 const uploadEnv = { OAUTH_SCOPES: 'basic user.info upload', RATE_LIMIT_REGISTER_PER_MINUTE: '100000' }
-const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
-
 /**
  * Lets the signed-in grant's short-lived token expire, then makes the tokens the emulator issues
  * from now on long-lived, so a burst that outlasts the short lifetime still needs exactly one

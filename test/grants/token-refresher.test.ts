@@ -1,6 +1,7 @@
 // Unit tests of src/grants/token-refresher.ts over the in-memory store, with the token endpoint
 // injected: what happens when the lease changes hands, when another instance writes first, and
 // when the token endpoint refuses the grant or media-bff's own client.
+import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { createMemoryStore } from '../../src/store/memory-store.js'
 import { createTokenCipher, parseTokenKeys } from '../../src/store/token-cipher.js'
@@ -110,7 +111,7 @@ for (const [status, error] of [[401, 'invalid_client'], [400, 'unauthorized_clie
     let calls = 0
     const stack = setup(async () => {
       calls++
-      await new Promise((resolve) => setTimeout(resolve, 20))
+      await sleep(20)
       throw tokenError(status, error)
     })
     t.teardown(stack.close)
@@ -139,10 +140,6 @@ t.test('a refresh never extends a grant beyond its deadline (the session\'s abso
   t.equal(await stack.grants.read(grant.id), undefined, 'gone at the deadline, refresh or not')
   t.equal(await stack.inner.get(`grant:${grant.id}`), undefined, 'and gone from the store, not just unreadable')
 })
-
-async function sleep (ms: number): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, ms))
-}
 
 /** What the injected refresh throws: the token endpoint's answer, classified as in production. */
 function tokenError (status: number, error: string): TokenEndpointError {

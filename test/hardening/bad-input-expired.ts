@@ -1,13 +1,12 @@
 // Rows that need time to pass: a session idle past SESSION_IDLE_TIMEOUT=1 and a sign-in older
 // than LOGIN_TIMEOUT=1. They run on a stack of their own with those settings.
+import { setTimeout as sleep } from 'node:timers/promises'
 import { onServer } from '../helpers/sign-in.js'
 import type { BadInputStack } from './bad-input-stack.js'
 import type { BadInputCase } from './bad-input-case.js'
 import type { Browser } from '../helpers/http-client.js'
 
 const IDLE_MS = 2100
-const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
-
 /** A browser whose session was live a moment ago and is now past its idle timeout. */
 async function idleSession (s: BadInputStack): Promise<{ browser: Browser, ulid: string }> {
   const browser = await s.signedIn('alice')

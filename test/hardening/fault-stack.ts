@@ -1,6 +1,7 @@
 // An in-process stack for the fault suites (upstream and store): the emulator with a long random
 // client secret, media-bff with a short UPSTREAM_TIMEOUT_MS, and helpers that sign browsers in
 // (noting every code, state and cookie for the log search) and age their access tokens on demand.
+import { setTimeout as sleep } from 'node:timers/promises'
 import { randomBytes } from 'node:crypto'
 import type { Test } from 'tap'
 import { startStack } from '../helpers/bff.js'
@@ -12,8 +13,6 @@ import { SecretLedger } from './secrets.js'
 export const UPSTREAM_TIMEOUT_MS = 700
 /** Comfortably past UPSTREAM_TIMEOUT_MS, and past the token endpoint's whole-second timeout. */
 export const SLOW_MS = 1600
-
-export const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
 export type FaultStack = Awaited<ReturnType<typeof startFaultStack>>
 

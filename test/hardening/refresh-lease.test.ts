@@ -2,6 +2,7 @@
 // (garbage collection, CPU starvation: the 5-minute soak saw answers take 14 s); the other replica
 // must not start a second refresh with the same refresh token meanwhile, or the authorization
 // server sees reuse, revokes the grant, and the user is signed out.
+import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { startEmulatorFor } from '../helpers/bff.js'
@@ -10,8 +11,6 @@ import { startRedis } from '../helpers/redis.js'
 import { consent } from '../helpers/sign-in.js'
 import { replicaEnv, startReplica } from './replica.js'
 import { SecretLedger } from './secrets.js'
-
-const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
 t.test('replica A stalls for 2.6 s mid-refresh; replica B serves the same session meanwhile', async (t) => {
   const redis = await startRedis()

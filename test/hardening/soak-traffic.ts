@@ -1,6 +1,7 @@
 // The soak's users: sessions signed in through a bounded pool, then each one calling GET
 // /auth/session, POST /uploads/register and POST /uploads/:ulid/finish (on uploads it registered)
 // on a random replica per request, sometimes two calls at once, as a page does.
+import { setTimeout as sleep } from 'node:timers/promises'
 import { Browser } from '../helpers/http-client.js'
 import { consent } from '../helpers/sign-in.js'
 import type { SessionTimeline } from './refresh-bounds.js'
@@ -26,8 +27,6 @@ export interface RequestRecord {
 
 const MAX_PENDING = 8
 const pick = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)]!
-const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
-
 /** Runs `work` for every item with at most `size` at once. */
 export async function inPool<T, R> (items: T[], size: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length)

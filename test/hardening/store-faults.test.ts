@@ -2,12 +2,13 @@
 // calling, and comes back. While it is gone: 503 unavailable with Retry-After, the cookie kept,
 // /readyz 503, /healthz 200, nothing else. Once it is back, the same cookies work without anyone
 // signing in again. A sign-in started before the outage completes after it.
+import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import type { Browser } from '../helpers/http-client.js'
 import { startRedis } from '../helpers/redis.js'
 import { consent, onServer, startLogin } from '../helpers/sign-in.js'
 import { clearsCookie, contractProblems } from './contract.js'
-import { sleep, startFaultStack, type FaultStack } from './fault-stack.js'
+import { startFaultStack, type FaultStack } from './fault-stack.js'
 import { startTraffic, summarise } from './traffic.js'
 
 const redis = await startRedis()

@@ -2,11 +2,12 @@
 // nonsense, a forbidden upload host) while users register, finish, refresh and sign in. Each
 // fault must end in its documented answer, keep the session (no cleared cookie, /auth/session
 // still signed in), and the same cookie must work once the fault is gone.
+import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import type { FaultSpec } from '../../src/emulator/index.js'
 import type { Browser, HttpResponse } from '../helpers/http-client.js'
 import { contractProblems, describeExpectation, type Expectation } from './contract.js'
-import { checkSessionKept, sleep, SLOW_MS, startFaultStack } from './fault-stack.js'
+import { checkSessionKept, SLOW_MS, startFaultStack } from './fault-stack.js'
 import { startLateAnswerProxy } from './late-answer-proxy.js'
 import { signInFaultSuite } from './upstream-sign-in-faults.js'
 

@@ -2,6 +2,7 @@
 // directly, as Prometheus does on the internal network) carries the named series with their
 // labels; /metrics and /docs answer only METRICS_TOKEN and look absent to everyone else; /readyz
 // follows Redis going away and coming back while /healthz stays up.
+import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { request } from 'undici'
 import { uploadDirect } from '../helpers/direct-upload.js'
@@ -16,8 +17,6 @@ const TOKEN_DELAY_MS = 2000
 
 const stack = await startProductionStack(t, { emulator: { accessTokenTtl: ACCESS_TOKEN_TTL_S } })
 const [replicaA, replicaB] = stack.replicas as [typeof stack.replicas[0], typeof stack.replicas[0]]
-
-const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
 /** Status and JSON body of a GET straight to a replica. */
 const direct = async (baseUrl: string, path: string): Promise<{ status: number, headers: Record<string, unknown>, body: any }> => {
