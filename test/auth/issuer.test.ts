@@ -3,7 +3,7 @@
 // sends whatever authorization response the test asks for.
 import t from 'tap'
 import { startBff } from '../helpers/bff.js'
-import type { Browser } from '../helpers/http-client.js'
+import { signInWithoutConsent } from '../helpers/sign-in.js'
 import type { RunningEmulator } from '../../src/emulator/index.js'
 import { startHostileService } from '../hardening/hostile-media-service.js'
 
@@ -11,11 +11,8 @@ const service = await startHostileService()
 t.teardown(service.close)
 const upstream = { baseUrl: service.baseUrl, clientId: 'client', clientSecret: 'secret' } as RunningEmulator
 
-async function signIn (browser: Browser): Promise<string | undefined> {
-  const login = await browser.get('/auth/login?return_to=/back')
-  const authorize = await browser.get(login.location ?? '')
-  return (await browser.get(authorize.location ?? '')).location
-}
+/** Every sign-in here asks to come back to /back, so a completed one ends there. */
+const LOGIN_TO_BACK = '/auth/login?return_to=/back'
 
 function respondWith (params: Record<string, string>): void {
   for (const name of Object.keys(service.callbackParams)) Reflect.deleteProperty(service.callbackParams, name)
@@ -26,25 +23,25 @@ t.test('by default iss is optional, but a wrong one is refused, also on an error
   const bff = await startBff(upstream)
   t.teardown(bff.close)
   respondWith({})
-  t.equal(await signIn(bff.browser()), '/back', 'no iss: accepted')
+  t.equal(await signInWithoutConsent(bff.browser(), LOGIN_TO_BACK), '/back', 'no iss: accepted')
   respondWith({ iss: service.baseUrl })
-  t.equal(await signIn(bff.browser()), '/back', 'the right iss: accepted')
+  t.equal(await signInWithoutConsent(bff.browser(), LOGIN_TO_BACK), '/back', 'the right iss: accepted')
   respondWith({ iss: 'https://other-issuer.example' })
-  t.equal(await signIn(bff.browser()), '/back?auth_error=issuer_mismatch', 'another issuer: a mix-up')
+  t.equal(await signInWithoutConsent(bff.browser(), LOGIN_TO_BACK), '/back?auth_error=issuer_mismatch', 'another issuer: a mix-up')
   // An error response from a mixed-up issuer must not be reported as that issuer's error.
   respondWith({ iss: 'https://other-issuer.example', error: 'access_denied' })
-  t.equal(await signIn(bff.browser()), '/back?auth_error=issuer_mismatch', 'checked before the error branch')
+  t.equal(await signInWithoutConsent(bff.browser(), LOGIN_TO_BACK), '/back?auth_error=issuer_mismatch', 'checked before the error branch')
 })
 
 t.test('OAUTH_REQUIRE_ISS=on refuses a response without iss', async (t) => {
   const bff = await startBff(upstream, { OAUTH_REQUIRE_ISS: 'on' })
   t.teardown(bff.close)
   respondWith({})
-  t.equal(await signIn(bff.browser()), '/back?auth_error=issuer_mismatch')
+  t.equal(await signInWithoutConsent(bff.browser(), LOGIN_TO_BACK), '/back?auth_error=issuer_mismatch')
   respondWith({ error: 'access_denied' })
-  t.equal(await signIn(bff.browser()), '/back?auth_error=issuer_mismatch', 'an error response without iss too')
+  t.equal(await signInWithoutConsent(bff.browser(), LOGIN_TO_BACK), '/back?auth_error=issuer_mismatch', 'an error response without iss too')
   respondWith({ iss: service.baseUrl })
-  t.equal(await signIn(bff.browser()), '/back', 'with the right iss the sign-in completes')
+  t.equal(await signInWithoutConsent(bff.browser(), LOGIN_TO_BACK), '/back', 'with the right iss the sign-in completes')
 })
 
 t.test('OAUTH_REQUIRE_ISS names tenants; an unknown name is a configuration error', async (t) => {

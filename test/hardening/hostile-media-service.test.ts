@@ -4,7 +4,7 @@
 // 500 of its own) and stays up with the session intact.
 import t from 'tap'
 import { startBff } from '../helpers/bff.js'
-import type { Browser } from '../helpers/http-client.js'
+import { signInWithoutConsent } from '../helpers/sign-in.js'
 import type { RunningEmulator } from '../../src/emulator/index.js'
 import { registration, startHostileService, VALID_ULID } from './hostile-media-service.js'
 
@@ -17,12 +17,8 @@ const bff = await startBff({ baseUrl: service.baseUrl, clientId: 'hostile-client
 })
 t.teardown(bff.close)
 
-async function signIn (browser: Browser): Promise<string | undefined> {
-  const login = await browser.get('/auth/login?return_to=/back')
-  const authorize = await browser.get(login.location ?? '')
-  const callback = await browser.get(authorize.location ?? '')
-  return callback.location
-}
+/** Every sign-in here asks to come back to /back, so a completed one ends there. */
+const LOGIN_TO_BACK = '/auth/login?return_to=/back'
 
 t.afterEach(async () => {
   for (const endpoint of ['token', 'user_info', 'upload_id', 'finish'] as const) service.answer(endpoint, undefined)
@@ -30,7 +26,7 @@ t.afterEach(async () => {
 
 t.test('registration records that point anywhere but the tenant\'s API are refused with 502', async (t) => {
   const browser = bff.browser()
-  t.equal(await signIn(browser), '/back')
+  t.equal(await signInWithoutConsent(browser, LOGIN_TO_BACK), '/back')
   const base = service.baseUrl
   const hostile: Array<[string, Record<string, unknown>]> = [
     ['finish on another host', { api: { finish: `${service.canaryUrl}/api/upload/id/${VALID_ULID}` } }],
@@ -60,7 +56,7 @@ t.test('registration records that point anywhere but the tenant\'s API are refus
 
 t.test('upstream bodies are capped, redirects are not followed, nonsense is a 502', async (t) => {
   const browser = bff.browser()
-  await signIn(browser)
+  await signInWithoutConsent(browser, LOGIN_TO_BACK)
   const cases: Array<[string, () => { status?: number, headers?: Record<string, string>, body?: unknown }]> = [
     ['a 2 MB registration', () => ({ body: registration(service.baseUrl, { padding: 'x'.repeat(2_000_000) }) })],
     ['a redirect to another host', () => ({ status: 307, headers: { location: `${service.canaryUrl}/api/upload/id` } })],
@@ -78,7 +74,7 @@ t.test('upstream bodies are capped, redirects are not followed, nonsense is a 50
 
 t.test('a record without a usable expiry gets a sane one instead of a 5xx after the upstream registered', async (t) => {
   const browser = bff.browser()
-  await signIn(browser)
+  await signInWithoutConsent(browser, LOGIN_TO_BACK)
   for (const changes of [{ expires: undefined, expires_in: undefined }, { expires: 'soon', expires_in: 'NaN' }, { expires_in: -5, expires: null }, { expires_in: 1e12 }]) {
     service.answer('upload_id', () => ({ body: registration(service.baseUrl, changes) }))
     const answer = await browser.post('/uploads/register', { folder_id: 0 })
@@ -93,7 +89,7 @@ t.test('a record without a usable expiry gets a sane one instead of a 5xx after 
 
 t.test('finish answers are filtered: links to foreign hosts never reach the browser', async (t) => {
   const browser = bff.browser()
-  await signIn(browser)
+  await signInWithoutConsent(browser, LOGIN_TO_BACK)
   const registered = (await browser.post('/uploads/register', { folder_id: 0 })).json()
   service.answer('finish', () => ({ body: { status: 'success', files: [{ file_id: 3, title: 't', urls: { file: `${service.canaryUrl}/steal` }, extra: 'secret' }, 'nonsense', { file_id: { $gt: 1 } }] } }))
   const finished = await browser.post(registered.finish_url)
@@ -114,12 +110,12 @@ t.test('hostile token and user/info answers end in the contract, never on anothe
   ]
   for (const [name, endpoint, make, landing] of cases) {
     service.answer(endpoint, make)
-    t.equal(await signIn(bff.browser()), landing, name)
+    t.equal(await signInWithoutConsent(bff.browser(), LOGIN_TO_BACK), landing, name)
     service.answer(endpoint, undefined)
   }
   service.answer('user_info', () => ({ body: { user_id: { evil: true }, name: 'n'.repeat(10_000), email: 'a\u0000b@example.org', scopes: ['upload', 'admin', 42] } }))
   const browser = bff.browser()
-  await signIn(browser)
+  await signInWithoutConsent(browser, LOGIN_TO_BACK)
   const session = (await browser.get('/auth/session')).json()
   t.same(session.user, { id: null, name: null, email: null }, 'an object id, an oversized name and a control-laden e-mail are dropped')
   t.same(service.canaryReceived, [], 'the canary host was never called')
@@ -127,7 +123,7 @@ t.test('hostile token and user/info answers end in the contract, never on anothe
 
 t.test('media-bff stays up, and a session survives all of it', async (t) => {
   const browser = bff.browser()
-  await signIn(browser)
+  await signInWithoutConsent(browser, LOGIN_TO_BACK)
   service.answer('upload_id', () => ({ body: registration(service.baseUrl, { api: { finish: `${service.canaryUrl}/x` } }) }))
   t.equal((await browser.post('/uploads/register', { folder_id: 0 })).status, 502)
   service.answer('upload_id', undefined)

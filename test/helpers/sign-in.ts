@@ -55,6 +55,19 @@ export async function signIn (browser: Browser, options: SignInOptions = {}): Pr
   return { callback, callbackUrl, authorizeUrl }
 }
 
+/**
+ * A sign-in against a stand-in authorization server that redirects straight back to the callback,
+ * with no consent page: /auth/login → the authorization URL → the callback. Returns where the
+ * callback sends the browser, or undefined if it does not redirect; no step throws, because the
+ * tests that use it check that Location, whatever the stand-in made media-bff answer.
+ */
+export async function signInWithoutConsent (browser: Browser, loginPath = '/auth/login'): Promise<string | undefined> {
+  const login = await browser.get(loginPath)
+  const authorize = await browser.get(login.location ?? '')
+  const callback = await browser.get(authorize.location ?? '')
+  return callback.location
+}
+
 function unescapeHtml (value: string): string {
   return value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
 }
