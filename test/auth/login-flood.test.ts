@@ -8,7 +8,6 @@ import { parseSetCookie } from '../helpers/http-client.js'
 import { consent, onServer, signIn, startLogin } from '../helpers/sign-in.js'
 import { hashBinding } from '../../src/oauth/login-transactions.js'
 import { StoreFullError } from '../../src/store/key-value-store.js'
-import { startInnerStack } from './inner-stack.js'
 import { perBrowserCapSuite } from './login-flood.suite.js'
 
 perBrowserCapSuite(t, () => ({}))
@@ -23,8 +22,8 @@ t.test('the pre-login cookie lives as long as LOGIN_TIMEOUT', async (t) => {
 })
 
 t.test('return_to is bounded (1024 characters, also once percent-encoded) and a transaction stays small', async (t) => {
-  const stack = await startInnerStack({ OAUTH_SCOPES: 'basic user.info manage share' })
-  t.teardown(stack.close)
+  const { bff: stack, close } = await startStack({ env: { OAUTH_SCOPES: 'basic user.info manage share' } })
+  t.teardown(close)
   const browser = stack.browser()
   const longest = `/${'a'.repeat(1023)}`
   const tooLong = await browser.get(`/auth/login?return_to=${encodeURIComponent(`${longest}a`)}`)
@@ -74,8 +73,8 @@ t.test('scope= accepts only what this deployment asks for: OAUTH_SCOPES, scopes 
 })
 
 t.test('memory: a full transaction store refuses new sign-ins (503) and evicts nobody; signed-in sessions keep working', async (t) => {
-  const stack = await startInnerStack({ OAUTH_SCOPES: 'basic user.info upload' })
-  t.teardown(stack.close)
+  const { bff: stack, close } = await startStack({ env: { OAUTH_SCOPES: 'basic user.info upload' } })
+  t.teardown(close)
   const signedIn = stack.browser()
   await signIn(signedIn)
   const midway = stack.browser()
