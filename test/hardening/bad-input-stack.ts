@@ -5,11 +5,11 @@ import { randomBytes } from 'node:crypto'
 import { loadConfig } from '../../src/config.js'
 import type { RunningEmulator } from '../../src/emulator/index.js'
 import { defaultUserInputs } from '../../src/emulator/fixture-users.js'
-import { startEmulatorFor } from '../helpers/bff.js'
+import { bffEnv, startEmulatorFor, UNLIMITED_RATES } from '../helpers/bff.js'
 import type { Browser, HttpResponse } from '../helpers/http-client.js'
 import { freePort } from '../helpers/ports.js'
-import { consent, onServer, signIn, startLogin } from '../helpers/sign-in.js'
-import { replicaEnv, startReplica, type Env, type Replica } from './replica.js'
+import { consent, onServer, startLogin } from '../helpers/sign-in.js'
+import { startReplica, type Env, type Replica } from './replica.js'
 import { SecretLedger } from './secrets.js'
 
 export interface BadInputStack {
@@ -49,12 +49,10 @@ export async function startBadInputStack (env: Env = {}, keeper: 'alice' | 'fres
     clientSecret: randomBytes(24).toString('base64url'),
     users: [...defaultUserInputs.filter((user) => user.name !== 'bob'), { name: 'bob', scopes: ['basic', 'user.info', 'upload'] }]
   })
-  const fullEnv = replicaEnv(emulator, publicUrl, {
+  const fullEnv = bffEnv(emulator, publicUrl, {
     OAUTH_SCOPES: 'basic user.info upload',
     // Hundreds of sign-ins from one address: the login limit is not what is tested here.
-    RATE_LIMIT_LOGIN_PER_MINUTE: '100000',
-    RATE_LIMIT_REGISTER_PER_MINUTE: '100000',
-    RATE_LIMIT_FINISH_PER_MINUTE: '100000',
+    ...UNLIMITED_RATES,
     ...env
   })
   const { cookieName } = loadConfig(fullEnv).session
@@ -70,9 +68,7 @@ export async function startBadInputStack (env: Env = {}, keeper: 'alice' | 'fres
   }
   const signedIn = async (user = 'alice'): Promise<Browser> => {
     const created = browser()
-    const { callbackUrl } = await signIn(created, { user })
-    ledger.addCallback(callbackUrl)
-    ledger.addCookies(created)
+    await ledger.signIn(created, { user })
     return created
   }
   const users = async (): Promise<{ alice: Browser, bob: Browser, aliceUlid: string }> => {

@@ -5,11 +5,11 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
-import { startEmulatorFor } from '../helpers/bff.js'
+import { bffEnv, startEmulatorFor } from '../helpers/bff.js'
 import { freePort } from '../helpers/ports.js'
 import { startRedis } from '../helpers/redis.js'
 import { consent } from '../helpers/sign-in.js'
-import { replicaEnv, startReplica } from './replica.js'
+import { startReplica } from './replica.js'
 import { SecretLedger } from './secrets.js'
 
 t.test('replica A stalls for 2.6 s mid-refresh; replica B serves the same session meanwhile', async (t) => {
@@ -18,7 +18,7 @@ t.test('replica A stalls for 2.6 s mid-refresh; replica B serves the same sessio
   const [portA, portB] = [await freePort(), await freePort()]
   const emulator = await startEmulatorFor(portA, { clientSecret: randomBytes(24).toString('base64url') })
   t.teardown(emulator.stop)
-  const env = replicaEnv(emulator, `http://127.0.0.1:${portA}`, { REDIS_URL: redis.url, OAUTH_SCOPES: 'basic user.info upload' })
+  const env = bffEnv(emulator, `http://127.0.0.1:${portA}`, { REDIS_URL: redis.url, OAUTH_SCOPES: 'basic user.info upload' })
   const [a, b] = await Promise.all([startReplica({ name: 'A', env, port: portA }), startReplica({ name: 'B', env, port: portB })])
   t.teardown(async () => { process.kill(a.pid, 'SIGCONT'); await a.stop(); await b.stop() })
 

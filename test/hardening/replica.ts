@@ -3,9 +3,8 @@
 // the process prints is kept for the secrets search, and its RSS is its own.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import type { RunningEmulator } from '../../src/emulator/index.js'
-import { bffEnv } from '../helpers/bff.js'
 import { Browser } from '../helpers/http-client.js'
 import { freePort } from '../helpers/ports.js'
 
@@ -35,11 +34,6 @@ const INHERITED = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'NODE_OPTIONS']
 // A runner that dies must not leave servers holding ports.
 const living = new Set<ChildProcess>()
 process.once('exit', () => { for (const child of living) child.kill('SIGKILL') })
-
-/** The environment of a replica in front of `emulator`; `publicUrl` must match the emulator's redirect URI. */
-export function replicaEnv (emulator: RunningEmulator, publicUrl: string, env: Env = {}): Env {
-  return bffEnv(emulator, publicUrl, env)
-}
 
 export async function startReplica (options: { name: string, env: Env, port?: number }): Promise<Replica> {
   const port = options.port ?? await freePort()
@@ -97,6 +91,6 @@ async function waitHealthy (url: string, alive: () => boolean, output: () => str
       if ((await fetch(`${url}/healthz`)).status === 200) return
     } catch {}
     if (Date.now() > deadline) throw new Error(`media-bff was not healthy within ${timeoutMs} ms:\n${output()}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await sleep(100)
   }
 }

@@ -2,11 +2,11 @@
 // real Redis, in front of the emulator, with access tokens expiring many times during the run.
 // runSoak measures; soakProblems (soak-report.ts) judges.
 import { randomBytes } from 'node:crypto'
-import { startEmulatorFor } from '../helpers/bff.js'
+import { bffEnv, startEmulatorFor } from '../helpers/bff.js'
 import { freePort } from '../helpers/ports.js'
 import { startRedis } from '../helpers/redis.js'
 import { refreshEstimate, refreshLowerBound, refreshUpperBound } from './refresh-bounds.js'
-import { replicaEnv, startReplica, type Replica } from './replica.js'
+import { startReplica, type Replica } from './replica.js'
 import { SecretLedger } from './secrets.js'
 import type { SoakReport } from './soak-report.js'
 import { driveTraffic, inPool, signInSession, type RequestRecord } from './soak-traffic.js'
@@ -36,7 +36,7 @@ export async function runSoak (options: SoakOptions): Promise<SoakReport> {
   // Every replica answers for the same PUBLIC_URL, as behind a load balancer.
   const publicUrl = `http://127.0.0.1:${ports[0]!}`
   const emulator = await startEmulatorFor(ports[0]!, { accessTokenTtl: accessTokenTtlS, clientSecret: randomBytes(24).toString('base64url') })
-  const env = replicaEnv(emulator, publicUrl, {
+  const env = bffEnv(emulator, publicUrl, {
     REDIS_URL: redis.url,
     REDIS_KEY_PREFIX: 'soak:',
     OAUTH_SCOPES: 'basic user.info upload',
