@@ -4,9 +4,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { randomBytes } from 'node:crypto'
 import type { Test } from 'tap'
-import { startStack } from '../helpers/bff.js'
+import { startStack, UNLIMITED_RATES } from '../helpers/bff.js'
 import type { Browser, HttpResponse } from '../helpers/http-client.js'
-import { signIn } from '../helpers/sign-in.js'
 import { clearsCookie } from './contract.js'
 import { SecretLedger } from './secrets.js'
 
@@ -22,9 +21,7 @@ export async function startFaultStack (env: Record<string, string> = {}) {
     env: {
       OAUTH_SCOPES: 'basic user.info upload',
       UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
-      RATE_LIMIT_LOGIN_PER_MINUTE: '100000',
-      RATE_LIMIT_REGISTER_PER_MINUTE: '100000',
-      RATE_LIMIT_FINISH_PER_MINUTE: '100000',
+      ...UNLIMITED_RATES,
       ...env
     }
   })
@@ -39,10 +36,8 @@ export async function startFaultStack (env: Record<string, string> = {}) {
   }
   const signedIn = async (): Promise<Browser> => {
     const created = browser()
-    const { callbackUrl, callback } = await signIn(created)
+    const { callback } = await ledger.signIn(created)
     if (callback.status !== 302) throw new Error(`sign-in answered ${callback.status}`)
-    ledger.addCallback(callbackUrl)
-    ledger.addCookies(created)
     return created
   }
 

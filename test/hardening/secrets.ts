@@ -6,6 +6,7 @@
 // lengths: one pass over megabytes of soak logs instead of one pass per secret.
 import type { Browser } from '../helpers/http-client.js'
 import { issuedTokens } from '../helpers/issued-tokens.js'
+import { signIn, type SignInOptions, type SignInResult } from '../helpers/sign-in.js'
 
 /** Shorter runs would match by chance; every secret of ours is 32+ random characters. */
 const MIN_RUN = 16
@@ -29,6 +30,14 @@ export class SecretLedger {
   /** Every cookie value the browser holds now (session and pre-login binding). */
   addCookies (browser: Browser): void {
     for (const [name, value] of browser.cookies) this.add(`cookie ${name}`, decodeURIComponent(value))
+  }
+
+  /** signIn (test/helpers/sign-in.ts), noting the callback's code and state and the cookies it leaves. */
+  async signIn (browser: Browser, options: SignInOptions = {}): Promise<SignInResult> {
+    const result = await signIn(browser, options)
+    this.addCallback(result.callbackUrl)
+    this.addCookies(browser)
+    return result
   }
 
   /** Every access and refresh token the emulator ever issued, and its client secret. */
