@@ -1,4 +1,5 @@
 // The sign-in acceptance suite (issue: sign-in), run once per store backend.
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Test } from 'tap'
 import { startStack } from '../helpers/bff.js'
 import { parseSetCookie } from '../helpers/http-client.js'
@@ -78,7 +79,7 @@ export function signInSuite (t: Test, storeEnv: () => Record<string, string | un
     const late = stack.bff.browser()
     const authorizeUrl = await startLogin(late)
     const lateCallback = await consent(late, authorizeUrl)
-    await new Promise((resolve) => setTimeout(resolve, 1300))
+    await sleep(1300)
     const expired = await late.get(onServer(late, lateCallback))
     t.equal(expired.status, 400, 'an expired transaction is refused')
     t.same((await late.get('/auth/session')).json().authenticated, false)

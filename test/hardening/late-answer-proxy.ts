@@ -2,6 +2,7 @@
 // and then holds the answer back: the authorization server has rotated the refresh token, but
 // media-bff hears about it only after its timeout. The emulator's own delay fault cannot show
 // this, since it waits before doing the work and gives up when the client does.
+import { setTimeout as sleep } from 'node:timers/promises'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
@@ -33,7 +34,7 @@ export async function startLateAnswerProxy (): Promise<LateAnswerProxy> {
           const body = Buffer.from(await answer.arrayBuffer())
           if (holdMs > 0) {
             proxy.held++
-            await new Promise((resolve) => setTimeout(resolve, holdMs))
+            await sleep(holdMs)
           }
           // The client may have given up meanwhile: that is the point.
           if (res.destroyed) return

@@ -1,6 +1,7 @@
 // A loop of signed-in calls (GET /auth/session, POST /uploads/register) that records every
 // answer with the phase it was sent in, and everything wrong with it: a status other than 200 and
 // 503, a 503 off the contract, a cleared session cookie, a 200 that says "signed out".
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Browser, HttpResponse } from '../helpers/http-client.js'
 import { clearsCookie, contractProblems } from './contract.js'
 
@@ -42,7 +43,7 @@ export function startTraffic (browsers: Browser[], cookieName: string, pauseMs =
       } catch (error) {
         outcomes.push({ phase: sentIn, route, status: 0, problems: [`no answer: ${(error as Error).message}`] })
       }
-      await new Promise((resolve) => setTimeout(resolve, pauseMs))
+      await sleep(pauseMs)
     }
   }
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { createServer } from 'node:net'
 
 /** Asks the kernel for a free loopback port. */
@@ -28,6 +29,6 @@ export async function waitForPort (port: number, host = '127.0.0.1', timeoutMs =
     })
     if (ok) return
     if (Date.now() > deadline) throw new Error(`nothing listened on ${host}:${port} within ${timeoutMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await sleep(50)
   }
 }

@@ -2,6 +2,7 @@
 // in a process of its own, configured only by its environment. Tests can read its log lines,
 // signal it, read its exit code and start it again on the same port (a restart, or a key
 // rotation with a changed environment).
+import { setTimeout as sleep } from 'node:timers/promises'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { get } from 'node:http'
 import { fileURLToPath } from 'node:url'
@@ -178,7 +179,7 @@ async function waitUntilHealthy (child: ChildProcess, port: number, timeoutMs: n
       child.kill('SIGKILL')
       throw new Error(`media-bff was not healthy within ${timeoutMs} ms. ${describe()}`)
     }
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await sleep(100)
   }
 }
 

@@ -1,5 +1,6 @@
 // Sessions and grants live in Redis, so replicas can restart and keys can rotate without anyone
 // signing in again. Checked on the raw Redis values: which key sealed each grant record.
+import { setTimeout as sleep } from 'node:timers/promises'
 import { createHmac } from 'node:crypto'
 import t from 'tap'
 import { Redis } from 'ioredis'
@@ -47,7 +48,7 @@ const restartAll = async (changes: Record<string, string> = {}): Promise<void> =
 }
 const tokenDue = async (since: number): Promise<void> => {
   const wait = since + (ACCESS_TOKEN_TTL_S / 2) * 1000 + 300 - Date.now()
-  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+  if (wait > 0) await sleep(wait)
 }
 
 t.test('both replicas restarted: the same cookie still works', async (t) => {

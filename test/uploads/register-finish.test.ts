@@ -1,5 +1,6 @@
 // POST /uploads/register and POST /uploads/:ulid/finish against the real emulator: the happy
 // path and every error row of the contract that these two routes can produce.
+import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { startStack } from '../helpers/bff.js'
 import { signIn } from '../helpers/sign-in.js'
@@ -115,7 +116,7 @@ t.test('404 not_found: another session\'s ulid, an unknown one, path tricks, an 
     t.match(answer.json().error, /^(not_found|invalid_request)$/)
   }
   t.equal(stack.emulator.counters().finishes, 0, 'nothing reached the service')
-  await new Promise((resolve) => setTimeout(resolve, 2200))
+  await sleep(2200)
   const expired = await alice.post(`/uploads/${String(record.ulid)}/finish`)
   t.equal(expired.status, 404, 'an expired registration cannot be finished')
 })
