@@ -65,7 +65,15 @@ export default fp(async (app) => {
       retryAfter: Math.max(1, Math.ceil(context.ttl / 1000))
     })
   })
-  const signedInUser = (request: FastifyRequest): string | undefined => request.session?.uploadOwner ?? request.session?.grantId
+  // The person, not the sign-in: signing in again (or in a second browser) must not buy a new
+  // budget. Without a known user id (user/info unread, no user_id in the token response) the
+  // sign-in is the best key there is.
+  const signedInUser = (request: FastifyRequest): string | undefined => {
+    const session = request.session
+    if (session?.grantId === undefined) return undefined
+    const userId = session.user?.id
+    return userId === undefined ? `sign-in:${session.uploadOwner ?? session.grantId}` : `user:${session.tenant ?? ''}:${userId}`
+  }
 
   app.decorate('rateLimitLogin', limiter('auth', rateLimit.loginPerMinute, (request) => clientAddress(request.ip)))
   app.decorate('rateLimitRegister', limiter('register', rateLimit.registerPerMinute, signedInUser))

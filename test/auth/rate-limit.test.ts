@@ -5,6 +5,7 @@ import t, { type Test } from 'tap'
 import { startStack } from '../helpers/bff.js'
 import type { HttpResponse } from '../helpers/http-client.js'
 import { signIn } from '../helpers/sign-in.js'
+import { defaultUserInputs } from '../../src/emulator/fixture-users.js'
 
 function assertRateLimited (t: Test, answer: HttpResponse, what: string): void {
   t.equal(answer.status, 429, `${what}: 429`)
@@ -38,18 +39,23 @@ t.test('sign-in: one budget per client address, an IPv6 /64 counting as one addr
   t.equal((await from('192.0.2.2').get('/auth/login')).status, 302, 'IPv4 addresses count one by one')
 })
 
-t.test('finish: one budget per signed-in user', async (t) => {
-  const stack = await startStack({ env: { OAUTH_SCOPES: 'basic user.info upload', RATE_LIMIT_FINISH_PER_MINUTE: '2' } })
+t.test('finish: one budget per user, however many sign-ins they hold', async (t) => {
+  // A second user with upload rights, so "another user" is really another person.
+  const users = [...defaultUserInputs, { name: 'carol', scopes: ['basic', 'user.info', 'upload'] }]
+  const stack = await startStack({ emulator: { users }, env: { OAUTH_SCOPES: 'basic user.info upload', RATE_LIMIT_FINISH_PER_MINUTE: '2' } })
   t.teardown(stack.close)
   const alice = stack.bff.browser()
   await signIn(alice)
-  const bob = stack.bff.browser()
-  await signIn(bob)
+  const aliceElsewhere = stack.bff.browser()
+  await signIn(aliceElsewhere)
+  const carol = stack.bff.browser()
+  await signIn(carol, { user: 'carol' })
   const finish = '/uploads/01ARZ3NDEKTSV4RRFFQ69G5FAV/finish'
   t.equal((await alice.post(finish)).status, 404, 'a ulid this sign-in did not register')
   t.equal((await alice.post(finish)).status, 404)
   assertRateLimited(t, await alice.post(finish), 'the third finish within a minute')
-  t.equal((await bob.post(finish)).status, 404, 'another user has a budget of their own')
+  assertRateLimited(t, await aliceElsewhere.post(finish), 'the same user signed in a second time shares the budget')
+  t.equal((await carol.post(finish)).status, 404, 'another user has a budget of their own')
   t.equal((await stack.bff.browser().post(finish)).status, 401, 'without a session: login_required, not counted')
   t.equal((await alice.get('/auth/session')).json().authenticated, true, 'the limited user is still signed in')
 })
