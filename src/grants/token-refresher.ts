@@ -96,7 +96,7 @@ export function createTokenRefresher (options: TokenRefresherOptions) {
   async function redeem (current: StoredGrant, started: number, lease: HeldLease): Promise<StoredGrant> {
     const { grant } = current
     if (grant.refreshToken === undefined) {
-      await grants.delete(grant.id)
+      await grants.deleteIfUnchanged(current)
       throw new GrantEndedError('no refresh token')
     }
     let tokens: TokenSet
@@ -110,6 +110,10 @@ export function createTokenRefresher (options: TokenRefresherOptions) {
         // ended on the strength of our older refresh token: reuse it instead.
         const latest = await grants.read(grant.id)
         if (latest !== undefined && latest.stored !== current.stored) return reuse(latest, started)
+        // Nobody has written yet, but if our lease is gone another holder may be redeeming the
+        // same refresh token right now (we stalled past the lease): queue behind it instead of
+        // ending a grant it is about to renew.
+        if (!await lease.confirm()) throw new LeaseLostError()
         options.onRefresh?.('rejected', seconds)
         await grants.deleteIfUnchanged(current)
         throw new GrantEndedError(failure.error)

@@ -97,6 +97,32 @@ t.test('invalid_grant after another instance wrote newer tokens: the newer grant
   t.ok(await stack.grants.read(grant.id))
 })
 
+t.test('invalid_grant after the lease was lost: queue behind the new holder, never end its grant', async (t) => {
+  const held: { grant?: Grant } = {}
+  let attempts = 0
+  const stack = setup(async () => {
+    attempts++
+    // We stalled past the lease; another instance took the lock and is still redeeming (it has
+    // not written yet), so the service refuses our copy of the same refresh token.
+    const lockKey = `lock:grant:${held.grant!.id}`
+    await stack.inner.set(lockKey, 'another-instance', 5000)
+    setTimeout(() => {
+      (async () => {
+        const current = await stack.grants.read(held.grant!.id)
+        await stack.grants.replace(current!, { accessToken: 'winner', expiresAt: Date.now() + HOUR, refreshedAt: Date.now() })
+        await stack.inner.delete(lockKey)
+      })().catch(() => {})
+    }, 50)
+    throw tokenError(400, 'invalid_grant')
+  })
+  t.teardown(stack.close)
+  const grant = held.grant = await stack.grants.create(expiredGrant)
+  const result = await stack.refresher.accessToken(grant.id)
+  t.equal(result.grant.accessToken, 'winner', 'the new holder\'s tokens')
+  t.equal(attempts, 1, 'no second redemption')
+  t.ok(await stack.grants.read(grant.id), 'the grant lives on')
+})
+
 t.test('invalid_grant on the record as read ends the grant', async (t) => {
   const stack = setup(async () => { throw tokenError(400, 'invalid_grant') })
   t.teardown(stack.close)
