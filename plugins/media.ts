@@ -4,6 +4,7 @@ import fp from 'fastify-plugin'
 import { Agent } from 'undici'
 import { createMediaClient, type MediaClient } from '../src/media/media-client.js'
 import { createAuthorizationServers, refreshTokens, type AuthorizationServers, type TokenSet } from '../src/oauth/authorization-server.js'
+import { TokenEndpointError } from '../src/oauth/token-failure.js'
 
 const REFRESH_DEADLINE_MS = 60_000
 
@@ -41,7 +42,8 @@ export default fp(async (app) => {
   app.decorate<TokenEndpoint>('tokenEndpoint', {
     refresh: async (tenant, refreshToken) => {
       const server = refreshServers.get(tenant)
-      if (server === undefined) throw new Error(`grant bound to unknown tenant ${tenant}`)
+      // A tenant removed from the configuration: its grants cannot be renewed, ever.
+      if (server === undefined) throw new TokenEndpointError({ kind: 'rejected', error: 'unknown_tenant' })
       return await refreshTokens(server, refreshToken)
     },
     refreshDeadlineMs: REFRESH_DEADLINE_MS

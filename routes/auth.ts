@@ -153,6 +153,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         onUserInfoFailure: (error) => request.log.warn({ err: { type: (error as Error).name, message: (error as Error).message } }, 'user/info failed during sign-in')
       }, transaction, query.state, new URLSearchParams(request.query as Record<string, string>))
     } catch (error) {
+      // The code is spent; with the store down the grant could not be kept: sign in again later.
+      if (error instanceof StoreUnavailableError) return await failPage('unavailable', 'unavailable', 503)
       const failure = classifyTokenError(error)
       if (failure.kind === 'client_rejected') {
         // Our client credentials were refused: every sign-in fails alike until the operator acts.
@@ -173,8 +175,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       Date.now()
     )
     const oldGrant = previous.grantId
-    await request.session.regenerate()
-    if (oldGrant !== undefined) await app.grants.delete(oldGrant)
+    try {
+      await request.session.regenerate()
+      if (oldGrant !== undefined) await app.grants.delete(oldGrant)
+    } catch (error) {
+      // A browser navigation: the human page, not a JSON error.
+      if (error instanceof StoreUnavailableError) return await failPage('unavailable', 'unavailable', 503)
+      throw error
+    }
     Object.assign(request.session, signedIn)
     app.metrics.callback('signed_in')
     return await reply.header('cache-control', 'no-store').redirect(transaction.returnTo, 302)

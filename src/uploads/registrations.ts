@@ -31,7 +31,13 @@ export function createRegistrations (store: KeyValueStore) {
       if (!ULID_PATTERN.test(ulid)) return undefined
       const value = await store.get(key(owner, ulid))
       if (value === undefined) return undefined
-      const registration = JSON.parse(value) as RememberedRegistration
+      let registration: RememberedRegistration
+      try {
+        registration = JSON.parse(value) as RememberedRegistration
+      } catch {
+        // A damaged record is as good as none: the browser gets the same 404.
+        return undefined
+      }
       return registration.tenant === tenant && registration.expiresAt > Date.now() ? registration : undefined
     }
   }
