@@ -5,6 +5,7 @@ import t from 'tap'
 import { startStack } from '../helpers/bff.js'
 import { signIn } from '../helpers/sign-in.js'
 import { uploadDirect } from '../helpers/direct-upload.js'
+import { defaultUserInputs } from '../../src/emulator/fixture-users.js'
 
 const uploadEnv = { OAUTH_SCOPES: 'basic user.info upload' }
 
@@ -131,8 +132,9 @@ t.test('413 payload_too_large for an oversized body', async (t) => {
   t.equal(answer.json().error, 'payload_too_large')
 })
 
-t.test('429 rate_limited per session, with Retry-After', async (t) => {
-  const stack = await startStack({ env: { ...uploadEnv, RATE_LIMIT_REGISTER_PER_MINUTE: '3' } })
+t.test('429 rate_limited per user, with Retry-After', async (t) => {
+  const users = [...defaultUserInputs, { name: 'carol', scopes: ['basic', 'user.info', 'upload'] }]
+  const stack = await startStack({ emulator: { users }, env: { ...uploadEnv, RATE_LIMIT_REGISTER_PER_MINUTE: '3' } })
   t.teardown(stack.close)
   const browser = stack.bff.browser()
   await signIn(browser)
@@ -141,9 +143,12 @@ t.test('429 rate_limited per session, with Retry-After', async (t) => {
   t.equal(limited.status, 429)
   t.equal(limited.json().error, 'rate_limited')
   t.ok(Number(limited.headers['retry-after']) >= 1)
+  const sameUser = stack.bff.browser()
+  await signIn(sameUser)
+  t.equal((await sameUser.post('/uploads/register', { folder_id: 0 })).status, 429, 'signing in again buys no new budget')
   const other = stack.bff.browser()
-  await signIn(other)
-  t.equal((await other.post('/uploads/register', { folder_id: 0 })).status, 200, 'another session is not limited')
+  await signIn(other, { user: 'carol' })
+  t.equal((await other.post('/uploads/register', { folder_id: 0 })).status, 200, 'another user is not limited')
 })
 
 t.test('502 upstream_error: failures, nonsense and a forbidden upload host', async (t) => {
