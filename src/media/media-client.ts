@@ -4,19 +4,12 @@ import { Agent, type Dispatcher } from 'undici'
 import { UpstreamError, serviceErrorFields } from './upstream-error.js'
 import { BodyTooLargeError, readCappedText } from './capped-body.js'
 import { readRegistration, type UploadRegistration } from './read-registration.js'
-import { KNOWN_SCOPES } from '../oauth/scopes.js'
 import { readFinishResult, type FinishResult } from './read-finish-result.js'
+import { readUserInfo, type UserInfo } from './read-user-info.js'
 
 export type { UploadRegistration } from './read-registration.js'
 export type { FinishResult } from './read-finish-result.js'
-
-export interface UserInfo {
-  userId: string | undefined
-  name: string | undefined
-  email: string | undefined
-  /** Scopes the account is entitled to; undefined when the service does not say. */
-  scopes: string[] | undefined
-}
+export type { UserInfo } from './read-user-info.js'
 
 export interface MediaClientOptions {
   timeoutMs: number
@@ -115,29 +108,4 @@ function asUpstreamError (endpoint: string, error: unknown): UpstreamError {
     return new UpstreamError('timeout', endpoint, `${endpoint} did not answer in time`)
   }
   return new UpstreamError('network', endpoint, `${endpoint} could not be reached (${code ?? name ?? 'error'})`)
-}
-
-const MAX_PROFILE_FIELD = 256
-
-/**
- * user/info's shape is unpublished: read what is there, tolerate what is not, and keep only
- * short plain strings (they end up in the session and in /auth/session) and known scopes.
- */
-function readUserInfo (body: unknown): UserInfo {
-  const record = body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : {}
-  const text = (value: unknown): string | undefined => {
-    const string = typeof value === 'string' ? value : typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : undefined
-    return string !== undefined && string.length <= MAX_PROFILE_FIELD && !hasControlCharacter(string) ? string : undefined
-  }
-  const listed = Array.isArray(record.scopes) ? record.scopes : typeof record.scopes === 'string' ? record.scopes.split(/[\s,]+/) : undefined
-  const scopes = listed?.filter((scope): scope is string => typeof scope === 'string' && KNOWN_SCOPES.includes(scope))
-  return { userId: text(record.user_id ?? record.id), name: text(record.name), email: text(record.email), scopes }
-}
-
-function hasControlCharacter (value: string): boolean {
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i)
-    if (code < 0x20 || code === 0x7f) return true
-  }
-  return false
 }

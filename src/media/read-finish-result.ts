@@ -1,6 +1,7 @@
 // The answer to finishing an upload (`DELETE {api.finish}`), read as untrusted
 // input: only the documented fields, as plain values, and file links only on the tenant's origin.
 import { UpstreamError } from './upstream-error.js'
+import { jsonRecord } from './json-record.js'
 
 export interface FinishedFile {
   file_id?: number | string
@@ -20,7 +21,7 @@ const MAX_FILES = 10_000
 const MAX_TEXT = 1024
 
 export function readFinishResult (body: unknown, tenantOrigin: string): FinishResult {
-  const record = body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : undefined
+  const record = jsonRecord(body)
   if (record === undefined || typeof record.status !== 'string' || record.status.length > 64) {
     throw new UpstreamError('malformed', 'finish', 'finish answered without a status')
   }
@@ -29,17 +30,18 @@ export function readFinishResult (body: unknown, tenantOrigin: string): FinishRe
 }
 
 function readFile (value: unknown, tenantOrigin: string): FinishedFile {
-  const file = value !== null && typeof value === 'object' ? value as Record<string, unknown> : {}
+  const file = jsonRecord(value) ?? {}
   const out: FinishedFile = {}
   const fileId = id(file.file_id)
   const folderId = id(file.folder_id)
   if (fileId !== undefined) out.file_id = fileId
   if (folderId !== undefined) out.folder_id = folderId
-  if (text(file.title) !== undefined) out.title = text(file.title)
-  if (text(file.filename) !== undefined) out.filename = text(file.filename)
+  const title = text(file.title)
+  const filename = text(file.filename)
+  if (title !== undefined) out.title = title
+  if (filename !== undefined) out.filename = filename
   if (typeof file.size === 'number' && Number.isSafeInteger(file.size) && file.size >= 0) out.size = file.size
-  const urls = file.urls !== null && typeof file.urls === 'object' ? file.urls as Record<string, unknown> : {}
-  const link = onOrigin(urls.file, tenantOrigin)
+  const link = onOrigin(jsonRecord(file.urls)?.file, tenantOrigin)
   if (link !== undefined) out.urls = { file: link }
   return out
 }

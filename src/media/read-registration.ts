@@ -4,6 +4,7 @@
 // already registered.
 import { UpstreamError, serviceErrorFields } from './upstream-error.js'
 import { underTenantApi } from './tenant-urls.js'
+import { jsonRecord } from './json-record.js'
 
 export interface UploadRegistration {
   ulid: string
@@ -24,7 +25,7 @@ const MAX_LIFETIME_S = 86_400
 const MAX_URL_LENGTH = 4096
 
 export function readRegistration (body: unknown, apiUrl: string, now = Date.now()): UploadRegistration {
-  const record = body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : undefined
+  const record = jsonRecord(body)
   if (record === undefined || record.ulid === undefined) {
     const fields = serviceErrorFields(body)
     throw new UpstreamError(fields.error === undefined ? 'malformed' : 'http', 'upload_id', 'the registration came back without a ulid', 200, fields)
@@ -33,7 +34,7 @@ export function readRegistration (body: unknown, apiUrl: string, now = Date.now(
   if (typeof record.url_upload_direct !== 'string' || record.url_upload_direct.length > MAX_URL_LENGTH) {
     throw invalid('url_upload_direct is missing or too long')
   }
-  const api = record.api !== null && typeof record.api === 'object' ? record.api as Record<string, unknown> : {}
+  const api = jsonRecord(record.api) ?? {}
   // The finish URL is called later with the user's token: only ever on the tenant's own API.
   const finish = underTenantApi(api.finish, apiUrl)
   if (finish === undefined) throw invalid('api.finish is not a URL on the tenant\'s API')

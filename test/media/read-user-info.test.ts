@@ -1,0 +1,16 @@
+// Unit tests of src/media/read-user-info.ts: only short plain strings and known scopes are kept.
+import t from 'tap'
+import { readUserInfo } from '../../src/media/read-user-info.js'
+
+t.test('the probable shape is read; ids may be numbers', async (t) => {
+  t.same(readUserInfo({ user_id: 7, name: 'Alice', email: 'a@example.org', scopes: ['basic', 'upload'] }), { userId: '7', name: 'Alice', email: 'a@example.org', scopes: ['basic', 'upload'] })
+  t.same(readUserInfo({ id: 'u-1', scopes: 'basic, upload share' }).scopes, ['basic', 'upload', 'share'], 'id instead of user_id; scopes as a string')
+})
+
+t.test('anything else is dropped, never passed on', async (t) => {
+  t.same(readUserInfo({ user_id: { evil: true }, name: 'n'.repeat(257), email: 'a\u0000b', scopes: ['upload', 'admin', 42] }), { userId: undefined, name: undefined, email: undefined, scopes: ['upload'] })
+  t.same(readUserInfo({ user_id: 2 ** 60 }).userId, undefined, 'an id past safe integers')
+  for (const body of [null, 'text', [1, 2], 42]) {
+    t.same(readUserInfo(body), { userId: undefined, name: undefined, email: undefined, scopes: undefined }, JSON.stringify(body))
+  }
+})
