@@ -10,8 +10,8 @@ export default fp(async (app) => {
   await app.register(cors, {
     origin: (origin, callback) => { callback(null, origin !== undefined && allowed.has(origin)) },
     credentials: true,
-    methods: ['GET', 'POST'],
-    allowedHeaders: ['content-type', 'x-csrf'],
+    methods: ['GET', 'POST', 'PUT', 'DELETE'],
+    allowedHeaders: ['content-type', 'x-csrf', 'if-none-match'],
     maxAge: 600,
     strictPreflight: true
   })

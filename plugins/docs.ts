@@ -10,9 +10,9 @@ export default fp(async (app) => {
       info: {
         title: 'media-bff',
         version: '0.1.0',
-        description: 'Backend-for-frontend for direct uploads to the media service. Every state-changing call needs the header X-CSRF: 1 and a session cookie; errors are { error, message, ...details }.'
+        description: 'Backend-for-frontend for direct uploads to the media service, and its API relayed at /api/. Every state-changing call needs the header X-CSRF: 1 and a session cookie; errors are { error, message, ...details }.'
       },
-      tags: [{ name: 'auth' }, { name: 'uploads' }, { name: 'operations' }]
+      tags: [{ name: 'auth' }, { name: 'uploads' }, { name: 'api', description: 'The relay: allowlisted media service operations, called with the user\'s token' }, { name: 'operations' }]
     }
   })
   app.get('/docs', { schema: { hide: true }, onRequest: app.operatorsOnly }, async () => app.swagger())

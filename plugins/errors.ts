@@ -2,10 +2,11 @@
 // Routes and domain code throw; nothing here ever answers a bare 500 for bad input.
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, LOGIN_URL, loginRequired } from '../src/errors.js'
+import { AppError, LOGIN_URL, loginRequired, type ErrorCode } from '../src/errors.js'
 import { StoreUnavailableError } from '../src/store/key-value-store.js'
 import { GrantEndedError, GrantMissingError, RefreshUnavailableError } from '../src/grants/grant-errors.js'
 import { UpstreamError } from '../src/media/upstream-error.js'
+import { RelayInputError } from '../src/relay/upstream-request.js'
 const STORE_RETRY_AFTER_S = 5
 
 export default fp(async (app) => {
@@ -44,6 +45,9 @@ async function toAppError (error: FastifyError, request: FastifyRequest, reply: 
     return new AppError('unavailable', 'The media service cannot renew your sign-in right now; your session is kept. Try again shortly.', { retryAfter: error.retryAfterSeconds })
   }
   if (error instanceof UpstreamError) return upstreamToAppError(error)
+  if (error instanceof RelayInputError) {
+    return new AppError('invalid_request', `Invalid request: ${error.message}`, { details: { field: error.field } })
+  }
   if (error.validation !== undefined) {
     const first = error.validation[0]
     const field = (first?.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.') ||
@@ -85,9 +89,31 @@ function upstreamToAppError (error: UpstreamError): AppError {
   const upstream: Record<string, unknown> = { endpoint: error.endpoint }
   if (error.status !== undefined) upstream.status = error.status
   Object.assign(upstream, error.fields)
+  if (error.failure === 'refused' && error.status !== undefined) {
+    const message = error.fields.user_message ?? error.fields.error_description ?? `The media service refused this request (${error.status}).`
+    return new AppError(refusalCode(error.status), message, { status: error.status, retryAfter: error.retryAfter, details: { upstream } })
+  }
   const message = error.fields.user_message ?? error.fields.error_description ??
     (error.failure === 'network' ? 'The media service cannot be reached.' : 'The media service failed or answered something media-bff could not read.')
   return new AppError('upstream_error', message, { details: { upstream } })
+}
+
+/** A relayed 4xx keeps its status; its code is the contract's nearest one. */
+function refusalCode (status: number): ErrorCode {
+  switch (status) {
+    case 400:
+    case 422:
+      return 'invalid_request'
+    case 404:
+    case 410:
+      return 'not_found'
+    case 413:
+      return 'payload_too_large'
+    case 429:
+      return 'rate_limited'
+    default:
+      return 'upstream_refused'
+  }
 }
 
 async function endSignInQuietly (request: FastifyRequest, reply: FastifyReply): Promise<void> {

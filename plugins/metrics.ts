@@ -1,5 +1,6 @@
 // Prometheus metrics on GET /metrics: request latency, sign-ins and callbacks by outcome, token
-// refreshes and lock waits, upload registrations and finishes, upstream latency per endpoint.
+// refreshes and lock waits, upload registrations and finishes, relayed calls by operation and
+// outcome, upstream latency per endpoint.
 // Each app has its own registry, so several instances (tests, benchmarks) never collide.
 // With METRICS_TOKEN set, /metrics (and /docs, plugins/docs.ts) are for operators only.
 import { createHash, timingSafeEqual } from 'node:crypto'
@@ -15,6 +16,8 @@ export interface Metrics {
   registration: (outcome: string) => void
   finish: (outcome: string) => void
   upstreamCall: (endpoint: string, status: number, seconds: number) => void
+  /** A call through the relay (/api/...), by operation and the status media-bff answered. */
+  relayed: (operation: string, status: number) => void
 }
 
 declare module 'fastify' {
@@ -38,6 +41,7 @@ export default fp(async (app) => {
   const lockWaits = new Histogram({ name: 'media_bff_refresh_lock_wait_seconds', help: 'Time spent waiting for another refresh of the same grant', buckets: LATENCY_BUCKETS, registers: [registry] })
   const registrations = new Counter({ name: 'media_bff_upload_registrations_total', help: 'Upload registrations, by outcome', labelNames: ['outcome'], registers: [registry] })
   const finishes = new Counter({ name: 'media_bff_upload_finishes_total', help: 'Upload finishes, by outcome', labelNames: ['outcome'], registers: [registry] })
+  const relayed = new Counter({ name: 'media_bff_relayed_calls_total', help: 'Calls through the relay (/api/...), by operation and outcome (ok, not_modified, refused, upstream_error, upstream_timeout, unavailable)', labelNames: ['operation', 'outcome'], registers: [registry] })
   const upstream = new Histogram({ name: 'media_bff_upstream_request_duration_seconds', help: 'Calls to the media service, by endpoint and status (0: no answer)', labelNames: ['endpoint', 'status'], buckets: LATENCY_BUCKETS, registers: [registry] })
 
   app.decorate('metrics', {
@@ -47,7 +51,8 @@ export default fp(async (app) => {
     lockWait: (seconds) => lockWaits.observe(seconds),
     registration: (outcome) => registrations.inc({ outcome }),
     finish: (outcome) => finishes.inc({ outcome }),
-    upstreamCall: (endpoint, status, seconds) => upstream.observe({ endpoint, status: String(status) }, seconds)
+    upstreamCall: (endpoint, status, seconds) => upstream.observe({ endpoint, status: String(status) }, seconds),
+    relayed: (operation, status) => relayed.inc({ operation, outcome: relayOutcome(status) })
   } satisfies Metrics)
 
   app.addHook('onResponse', async (request, reply) => {
@@ -81,4 +86,14 @@ function operatorOnly (token: string | undefined): onRequestAsyncHookHandler {
 
 function digest (value: string): Buffer {
   return createHash('sha256').update(value).digest()
+}
+
+/** A relayed call's outcome from media-bff's answer: a short, fixed set of label values. */
+function relayOutcome (status: number): string {
+  if (status === 304) return 'not_modified'
+  if (status < 400) return 'ok'
+  if (status === 502) return 'upstream_error'
+  if (status === 504) return 'upstream_timeout'
+  if (status >= 500) return 'unavailable'
+  return 'refused'
 }

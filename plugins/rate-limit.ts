@@ -1,6 +1,6 @@
 // Rate limits on @fastify/rate-limit, one fixed one-minute window per key: sign-in and callback
-// per client address, registrations and finishes per signed-in user. With REDIS_URL the counters
-// live in Redis (the store's own connection), so every replica counts together; otherwise in this
+// per client address; registrations, finishes and relayed calls (/api/...) per signed-in user.
+// With REDIS_URL the counters live in Redis (the store's own connection), so every replica counts together; otherwise in this
 // process. Routes opt in through the decorators below (the plugin is registered with global off).
 //
 // Over the limit the answer is the contract's 429: the limiter throws an AppError, which
@@ -20,6 +20,7 @@ declare module 'fastify' {
     rateLimitLogin: onRequestAsyncHookHandler
     rateLimitRegister: preHandlerAsyncHookHandler
     rateLimitFinish: preHandlerAsyncHookHandler
+    rateLimitApi: preHandlerAsyncHookHandler
   }
 }
 
@@ -78,6 +79,7 @@ export default fp(async (app) => {
   app.decorate('rateLimitLogin', limiter('auth', rateLimit.loginPerMinute, (request) => clientAddress(request.ip)))
   app.decorate('rateLimitRegister', limiter('register', rateLimit.registerPerMinute, signedInUser))
   app.decorate('rateLimitFinish', limiter('finish', rateLimit.finishPerMinute, signedInUser))
+  app.decorate('rateLimitApi', limiter('api', rateLimit.apiPerMinute, signedInUser))
 }, { name: 'rate-limit', dependencies: ['config', 'stores'] })
 
 /** The client as the limits count it: an IPv6 address stands for its /64. */

@@ -17,10 +17,12 @@ import closingPlugin from '../plugins/closing.js'
 import mediaPlugin from '../plugins/media.js'
 import grantsPlugin from '../plugins/grants.js'
 import rateLimitPlugin from '../plugins/rate-limit.js'
+import relayPlugin from '../plugins/relay.js'
 import demoSitePlugin from '../plugins/demo-site.js'
 import healthRoutes from '../routes/health.js'
 import authRoutes from '../routes/auth.js'
 import uploadRoutes from '../routes/uploads.js'
+import apiRoutes from '../routes/api.js'
 
 export interface AppOptions {
   config: Config
@@ -42,9 +44,11 @@ export async function app (fastify: FastifyInstance, { config }: AppOptions): Pr
   await fastify.register(mediaPlugin)
   await fastify.register(grantsPlugin)
   await fastify.register(rateLimitPlugin)
+  await fastify.register(relayPlugin)
   await fastify.register(healthRoutes)
   await fastify.register(authRoutes)
   await fastify.register(uploadRoutes)
+  await fastify.register(apiRoutes)
   if (config.demoSite) await fastify.register(demoSitePlugin)
 }
 

@@ -59,7 +59,7 @@ export interface Config {
   }
   upstreamTimeoutMs: number
   bodyLimit: number
-  rateLimit: { loginPerMinute: number, registerPerMinute: number, finishPerMinute: number }
+  rateLimit: { loginPerMinute: number, registerPerMinute: number, finishPerMinute: number, apiPerMinute: number }
   demoSite: boolean
   /** When set, GET /metrics and /docs answer only `Authorization: Bearer <metricsToken>`. */
   metricsToken: string | undefined
@@ -235,7 +235,8 @@ export function loadConfig (env: Env = process.env): Config {
     rateLimit: {
       loginPerMinute: read.integer('RATE_LIMIT_LOGIN_PER_MINUTE', 30, { min: 1 }),
       registerPerMinute: read.integer('RATE_LIMIT_REGISTER_PER_MINUTE', 120, { min: 1 }),
-      finishPerMinute: read.integer('RATE_LIMIT_FINISH_PER_MINUTE', 120, { min: 1 })
+      finishPerMinute: read.integer('RATE_LIMIT_FINISH_PER_MINUTE', 120, { min: 1 }),
+      apiPerMinute: read.integer('RATE_LIMIT_API_PER_MINUTE', 600, { min: 1 })
     },
     demoSite: read.boolean('DEMO_SITE', false),
     metricsToken

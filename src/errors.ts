@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'not_found'
   | 'payload_too_large'
   | 'rate_limited'
+  | 'upstream_refused'
   | 'upstream_error'
   | 'unavailable'
   | 'upstream_timeout'
@@ -26,6 +27,8 @@ const statusOf: Record<ErrorCode, number> = {
   not_found: 404,
   payload_too_large: 413,
   rate_limited: 429,
+  // A relayed refusal keeps the service's own 4xx status (AppErrorOptions.status); 400 is the default.
+  upstream_refused: 400,
   upstream_error: 502,
   unavailable: 503,
   upstream_timeout: 504
@@ -41,6 +44,8 @@ export function loginRequired (): AppError {
 
 export interface AppErrorOptions {
   details?: Record<string, unknown>
+  /** Overrides the code's status: a relayed refusal keeps the media service's 4xx. */
+  status?: number
   /** Seconds, sent as Retry-After (429 and 503). */
   retryAfter?: number
   cause?: unknown
@@ -56,7 +61,7 @@ export class AppError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.name = 'AppError'
     this.code = code
-    this.status = statusOf[code]
+    this.status = options.status ?? statusOf[code]
     this.details = options.details ?? {}
     this.retryAfter = options.retryAfter
   }

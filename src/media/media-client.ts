@@ -1,8 +1,8 @@
 // The media service's API over one pooled undici agent, with a deadline on every call. It knows
 // the wire format and nothing of sessions or HTTP routes.
 import { Agent, type Dispatcher } from 'undici'
-import { UpstreamError, serviceErrorFields } from './upstream-error.js'
-import { BodyTooLargeError, readCappedText } from './capped-body.js'
+import { UpstreamError, serviceErrorFields, toUpstreamError } from './upstream-error.js'
+import { readCappedText } from './capped-body.js'
 import { readRegistration, type UploadRegistration } from './read-registration.js'
 import { readFinishResult, type FinishResult } from './read-finish-result.js'
 import { readUserInfo, type UserInfo } from './read-user-info.js'
@@ -55,7 +55,7 @@ export function createMediaClient (options: MediaClientOptions) {
       if (parsed === undefined) throw new UpstreamError('malformed', endpoint, `${endpoint} answered with a body that is not JSON`, status)
       return parsed
     } catch (error) {
-      throw asUpstreamError(endpoint, error)
+      throw toUpstreamError(endpoint, error)
     } finally {
       options.onCall?.(endpoint, status, (performance.now() - started) / 1000)
     }
@@ -97,15 +97,4 @@ function parseJson (text: string): unknown {
   } catch {
     return undefined
   }
-}
-
-function asUpstreamError (endpoint: string, error: unknown): UpstreamError {
-  if (error instanceof UpstreamError) return error
-  if (error instanceof BodyTooLargeError) return new UpstreamError('malformed', endpoint, `${endpoint} answered with more than ${error.limitBytes} bytes`)
-  const name = (error as { name?: string }).name
-  const code = (error as { code?: string }).code
-  if (name === 'TimeoutError' || name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return new UpstreamError('timeout', endpoint, `${endpoint} did not answer in time`)
-  }
-  return new UpstreamError('network', endpoint, `${endpoint} could not be reached (${code ?? name ?? 'error'})`)
 }

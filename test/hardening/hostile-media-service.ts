@@ -1,4 +1,5 @@
-// A hostile stand-in for the media service (authorize, token, user/info, upload/id, finish): a
+// A hostile stand-in for the media service (authorize, token, user/info, upload/id, finish, and
+// the library endpoints the relay passes on: folders/, files/, oembed): a
 // real HTTP server whose answers each test chooses, pointing media-bff at a second "canary"
 // server, at paths outside the API, or at nonsense. Both servers record every request, so a
 // test can prove that media-bff never sent anything anywhere but the tenant's API and token
@@ -10,6 +11,8 @@ export interface RecordedRequest {
   method: string
   path: string
   authorization: string | undefined
+  headers: IncomingMessage['headers']
+  body: string
 }
 
 export interface Answer {
@@ -17,6 +20,8 @@ export interface Answer {
   headers?: Record<string, string>
   /** JSON-encoded unless a string. */
   body?: unknown
+  /** Writes the whole answer itself (slow or endless bodies), instead of status/headers/body. */
+  write?: (response: ServerResponse) => void
 }
 
 export interface HostileService {
@@ -36,7 +41,7 @@ export interface HostileService {
   close: () => Promise<void>
 }
 
-export type Endpoint = 'token' | 'user_info' | 'upload_id' | 'finish'
+export type Endpoint = 'token' | 'user_info' | 'upload_id' | 'finish' | 'library'
 
 export const VALID_ULID = '01JD3Z6Q4T8V2X7B9C5N1M0K2P'
 
@@ -51,16 +56,16 @@ export async function startHostileService (): Promise<HostileService> {
   const callbackParams: Record<string, string> = {}
 
   const canary = await listen((request, response) => {
-    canaryReceived.push(record(request))
+    canaryReceived.push(record(request, ''))
     send(response, { status: 200, body: { status: 'success', note: 'the canary must never be reached' } })
   })
   const canaryUrl = `http://127.0.0.1:${port(canary)}`
 
   const tenant = await listen((request, response) => {
-    received.push(record(request))
     const url = new URL(request.url ?? '/', 'http://tenant')
     const endpoint = endpointOf(request.method ?? 'GET', url.pathname)
     readBody(request).then((body) => {
+      received.push(record(request, body))
       if (endpoint === 'authorize') {
         const target = new URL(url.searchParams.get('redirect_uri') ?? '')
         target.searchParams.set('code', `code-${++issued}`)
@@ -101,6 +106,8 @@ export async function startHostileService (): Promise<HostileService> {
         return { body: registration(baseUrl) }
       case 'finish':
         return { body: { status: 'success', files: [{ file_id: 1, title: 'a', urls: { file: `${baseUrl}/api/files/1` } }] } }
+      case 'library':
+        return { body: { folder_id: 0, folders: [], files: [], api: { self: `${baseUrl}${url.pathname}` } } }
     }
     throw new Error(`no answer for ${url.pathname}`)
   }
@@ -142,14 +149,19 @@ function endpointOf (method: string, path: string): Endpoint | 'authorize' | und
   if (method === 'GET' && path === '/api/user/info') return 'user_info'
   if (method === 'POST' && path === '/api/upload/id') return 'upload_id'
   if (method === 'DELETE' && path.startsWith('/api/upload/id/')) return 'finish'
+  if (/^\/api\/(folders|files|oembed)(\/|$)/.test(path)) return 'library'
   return undefined
 }
 
-function record (request: IncomingMessage): RecordedRequest {
-  return { method: request.method ?? '', path: request.url ?? '', authorization: request.headers.authorization }
+function record (request: IncomingMessage, body: string): RecordedRequest {
+  return { method: request.method ?? '', path: request.url ?? '', authorization: request.headers.authorization, headers: request.headers, body }
 }
 
 function send (response: ServerResponse, answer: Answer): void {
+  if (answer.write !== undefined) {
+    answer.write(response)
+    return
+  }
   const body = answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body)
   response.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers })
   response.end(body)

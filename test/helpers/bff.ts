@@ -31,7 +31,8 @@ export const testTokenKey = (id = 'k1'): string => `${id}:${randomBytes(32).toSt
 export const UNLIMITED_RATES = {
   RATE_LIMIT_LOGIN_PER_MINUTE: '100000',
   RATE_LIMIT_REGISTER_PER_MINUTE: '100000',
-  RATE_LIMIT_FINISH_PER_MINUTE: '100000'
+  RATE_LIMIT_FINISH_PER_MINUTE: '100000',
+  RATE_LIMIT_API_PER_MINUTE: '100000'
 } as const satisfies Record<string, string>
 
 /** media-bff's environment in front of `emulator`; `publicUrl` must match its redirect URI. */

@@ -1,0 +1,56 @@
+// Route schemas for the relay, derived from the allowlist's field rules (src/relay/operations.ts):
+// Fastify validates with them first, and /docs shows every relayed operation from them.
+import { Type, type TSchema } from '@fastify/type-provider-typebox'
+import { ID_PATTERN, pathParameters, type FieldRule, type RelayOperation } from '../src/relay/operations.js'
+import { ErrorBody } from './schemas.js'
+
+const id = (description: string): TSchema => Type.Union([Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }), Type.String({ pattern: ID_PATTERN })], { description })
+/** Printable text: a control character in a name or title is refused, not passed on. */
+const TEXT_PATTERN = '^[^\\u0000-\\u001f\\u007f]*$'
+
+function fieldSchema (rule: FieldRule): TSchema {
+  switch (rule.kind) {
+    case 'flag':
+      return Type.Union([Type.Boolean(), Type.String({ enum: ['0', '1', 'true', 'false'] })], { description: rule.description })
+    case 'text':
+      return Type.String({ minLength: 1, maxLength: rule.maxLength, pattern: TEXT_PATTERN, description: rule.description })
+    case 'ids':
+      return Type.Array(id('A file id'), { minItems: 1, maxItems: rule.maxItems, description: rule.description })
+    case 'expiry':
+      return Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^(\\d{1,12}|\\d{4}-\\d{2}-\\d{2})$' })], { description: rule.description })
+    case 'url':
+      return Type.String({ maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://\\S+$', description: rule.description })
+  }
+}
+
+function objectOf (rules: Readonly<Record<string, FieldRule>>): TSchema {
+  const properties: Record<string, TSchema> = {}
+  for (const [name, rule] of Object.entries(rules)) {
+    const required = (rule.kind === 'text' && rule.required) || rule.kind === 'ids'
+    properties[name] = required ? fieldSchema(rule) : Type.Optional(fieldSchema(rule))
+  }
+  return Type.Object(properties, { additionalProperties: false })
+}
+
+const Answer = Type.Object({}, { additionalProperties: true, description: 'The media service\'s answer; links to its API point at media-bff\'s /api/' })
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody, 429: ErrorBody, 502: ErrorBody, 503: ErrorBody, 504: ErrorBody }
+
+export function relaySchema (operation: RelayOperation): Record<string, unknown> {
+  const params: Record<string, TSchema> = {}
+  for (const name of pathParameters(operation.path)) params[name] = Type.String({ pattern: ID_PATTERN, description: 'A numeric id' })
+  const schema: Record<string, unknown> = {
+    tags: ['api'],
+    summary: operation.summary,
+    description: `Relayed to the tenant's ${operation.method} /api/${operation.path} with the user's token. Needs the \`${operation.scope}\` scope.`,
+    querystring: objectOf(operation.query),
+    response: { '2xx': Answer, ...(operation.method === 'GET' ? { 304: Type.Null({ description: 'Not modified (If-None-Match)' }) } : {}), ...errors }
+  }
+  if (Object.keys(params).length > 0) schema.params = Type.Object(params)
+  if (Object.keys(operation.body).length > 0) schema.body = objectOf(operation.body)
+  return schema
+}
+
+/** The router's path: every id parameter constrained to digits, so nothing else matches. */
+export function routePath (path: string): string {
+  return path.split('/').map((segment) => segment.startsWith(':') ? `${segment}(^\\d{1,15}$)` : segment).join('/')
+}

@@ -1,0 +1,189 @@
+// The relay against a hostile media service: what goes up carries the user's token and nothing
+// of the browser's; what comes back is the service's JSON with its API links made local, an
+// allowlist of headers, a size cap, and the contract's errors (the service's 4xx kept, 5xx and
+// nonsense 502, silence 504).
+import t from 'tap'
+import { startBff } from '../helpers/bff.js'
+import { signInWithoutConsent } from '../helpers/sign-in.js'
+import type { RunningEmulator } from '../../src/emulator/index.js'
+import { startHostileService } from '../hardening/hostile-media-service.js'
+
+const service = await startHostileService()
+t.teardown(service.close)
+const bff = await startBff({ baseUrl: service.baseUrl, clientId: 'hostile-client', clientSecret: 'hostile-secret' } as RunningEmulator, {
+  OAUTH_SCOPES: 'basic user.info upload',
+  ALLOWED_ORIGINS: 'https://www.example.org',
+  UPSTREAM_TIMEOUT_MS: '1000'
+})
+t.teardown(bff.close)
+
+t.afterEach(async () => {
+  for (const endpoint of ['token', 'user_info', 'library'] as const) service.answer(endpoint, undefined)
+})
+
+async function signedIn (): Promise<ReturnType<typeof bff.browser>> {
+  const browser = bff.browser()
+  t.equal(await signInWithoutConsent(browser), '/')
+  return browser
+}
+
+function lastLibraryCall (): (typeof service.received)[number] {
+  const call = service.received.filter((request) => /^\/api\/(folders|files|oembed)/.test(request.path)).at(-1)
+  if (call === undefined) throw new Error('the service received no library call')
+  return call
+}
+
+t.test('only the token goes up: no cookie, no browser authorization, no CSRF header, no Origin', async (t) => {
+  service.answer('token', () => ({ body: { access_token: 'access-900', refresh_token: 'refresh-900', expires_in: 3600, scope: 'basic user.info manage' } }))
+  const browser = await signedIn()
+  const answer = await browser.fetch('PUT', '/api/folders/12', {
+    headers: { 'x-csrf': '1', origin: 'https://www.example.org', authorization: 'Basic c2VjcmV0', 'x-forwarded-for': '10.0.0.1', 'x-custom': 'leak' },
+    json: { name: 'Renamed' }
+  })
+  t.equal(answer.status, 200)
+  const call = lastLibraryCall()
+  t.equal(call.method, 'PUT')
+  t.equal(call.path, '/api/folders/12')
+  t.match(call.authorization, /^Bearer access-\d+$/, 'the user\'s access token, not the browser\'s Authorization')
+  for (const header of ['cookie', 'x-csrf', 'origin', 'referer', 'x-forwarded-for', 'x-custom']) t.notOk(header in call.headers, `${header} is not forwarded`)
+  t.equal(call.headers['content-type'], 'application/x-www-form-urlencoded')
+  t.equal(call.body, 'name=Renamed', 'the body rebuilt from the allowed field')
+})
+
+t.test('the answer\'s headers are an allowlist: no Set-Cookie, no server banner; caching is private', async (t) => {
+  const browser = await signedIn()
+  service.answer('library', () => ({
+    headers: { 'set-cookie': 'tenant_session=abc; Path=/', server: 'tenant/1.2', 'x-powered-by': 'PHP', etag: '"v1"', 'cache-control': 'public, max-age=3600', 'access-control-allow-origin': '*' },
+    body: { folder_id: 3 }
+  }))
+  const answer = await browser.get('/api/folders/3')
+  t.equal(answer.status, 200)
+  t.same(answer.json(), { folder_id: 3 })
+  t.same(answer.setCookies, [], 'no cookie from upstream')
+  for (const header of ['server', 'x-powered-by', 'access-control-allow-origin']) t.notOk(header in answer.headers, `${header} stays upstream`)
+  t.equal(answer.headers.etag, 'W/"v1"', 'the body was rewritten on the way: the ETag is weak')
+  t.equal(answer.headers['cache-control'], 'private, no-cache', 'never stored by a shared cache, revalidated by the browser')
+  t.equal(answer.headers['content-type'], 'application/json; charset=utf-8')
+})
+
+t.test('conditional GETs pass through: If-None-Match up, 304 down', async (t) => {
+  const browser = await signedIn()
+  service.answer('library', (request) => request.headers['if-none-match'] === 'W/"v2"'
+    ? { status: 304, headers: { etag: '"v2"' } }
+    : { headers: { etag: '"v2"' }, body: { folder_id: 0, folders: [] } })
+  const first = await browser.get('/api/folders/0/contents')
+  t.equal(first.status, 200)
+  const second = await browser.get('/api/folders/0/contents', { 'if-none-match': String(first.headers.etag) })
+  t.equal(second.status, 304)
+  t.equal(second.text, '')
+  t.equal(second.headers.etag, 'W/"v2"')
+  t.equal(lastLibraryCall().headers['if-none-match'], 'W/"v2"')
+})
+
+t.test('links to the tenant\'s API are rewritten to media-bff\'s /api/, in both JSON spellings', async (t) => {
+  const browser = await signedIn()
+  const base = service.baseUrl
+  service.answer('library', () => ({
+    // PHP's json_encode escapes slashes: the same link must be found either way.
+    body: `{"self":"${base}/api/folders/4","escaped":"${base.replaceAll('/', '\\/')}\\/api\\/files\\/9","share":"${base}/share/9","other":"https://elsewhere.example/api/x","deep":[{"u":"${base}/api/folders/4/contents?files=0"}],"walk":"${base}/api/../internal"}`
+  }))
+  const answer = await browser.get('/api/folders/4')
+  t.equal(answer.status, 200)
+  t.same(answer.json(), {
+    self: `${bff.url}/api/folders/4`,
+    escaped: `${bff.url}/api/files/9`,
+    share: `${base}/share/9`,
+    other: 'https://elsewhere.example/api/x',
+    deep: [{ u: `${bff.url}/api/folders/4/contents?files=0` }],
+    walk: `${base}/api/../internal`
+  })
+})
+
+t.test('a long answer streams through, rewritten; past the cap it is cut off', async (t) => {
+  const browser = await signedIn()
+  const base = service.baseUrl
+  const files = Array.from({ length: 3000 }, (_, i) => ({ file_id: i, title: `File ${i}`, urls: { file: `${base}/api/files/${i}` } }))
+  service.answer('library', () => ({ body: { folder_id: 0, files } }))
+  const answer = await browser.get('/api/folders/0/contents')
+  t.equal(answer.status, 200)
+  t.ok(answer.text.length > 200_000, `${answer.text.length} bytes`)
+  t.equal(answer.json().files[2999].urls.file, `${bff.url}/api/files/2999`)
+  t.equal(answer.headers['transfer-encoding'], 'chunked', 'streamed, not buffered whole')
+
+  service.answer('library', () => ({
+    write: (response) => {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.write('{"files":[')
+      const row = `"${'x'.repeat(1000)}",`
+      const flood = (): void => { while (response.write(row)) { /* fill the buffer */ } }
+      response.on('drain', flood)
+      flood()
+    }
+  }))
+  const cut = await browser.get('/api/folders/0/contents').catch((error: Error) => error)
+  t.ok(cut instanceof Error || cut.status === 502, 'an endless answer never completes as a success')
+  t.ok(bff.logs.some((line) => line.includes('a relayed answer failed while streaming')) || !(cut instanceof Error), 'the cut-off is logged')
+})
+
+t.test('refusals keep their status in the contract\'s shape; 5xx, redirects and nonsense are 502', async (t) => {
+  const browser = await signedIn()
+  const cases: Array<[string, () => { status?: number, headers?: Record<string, string>, body?: unknown }, number, string]> = [
+    ['404', () => ({ status: 404, body: { error: 'not_found', error_description: 'No folder 5.' } }), 404, 'not_found'],
+    ['409', () => ({ status: 409, body: { error: 'folder_exists', user_message: 'A folder with this name exists.' } }), 409, 'upstream_refused'],
+    ['400', () => ({ status: 400, body: { error: 'invalid_name' } }), 400, 'invalid_request'],
+    ['403', () => ({ status: 403, body: 'not json' }), 403, 'upstream_refused'],
+    ['500', () => ({ status: 500, body: { error: 'boom', error_description: 'Database down' } }), 502, 'upstream_error'],
+    ['302', () => ({ status: 302, headers: { location: 'https://elsewhere.example/' } }), 502, 'upstream_error'],
+    ['HTML', () => ({ headers: { 'content-type': 'text/html' }, body: '<html>login</html>' }), 502, 'upstream_error'],
+    ['broken JSON', () => ({ body: '{"folders": [' }), 502, 'upstream_error'],
+    ['a bare string', () => ({ body: '"hello"' }), 502, 'upstream_error'],
+    ['two documents', () => ({ body: '{}{}' }), 502, 'upstream_error'],
+    ['over the cap by Content-Length', () => ({ headers: { 'content-length': String(5 * 1_048_576) }, body: 'x'.repeat(5 * 1_048_576) }), 502, 'upstream_error']
+  ]
+  for (const [name, make, status, error] of cases) {
+    service.answer('library', make)
+    const answer = await browser.get('/api/folders/5')
+    t.equal(answer.status, status, `${name}: ${status}`)
+    t.equal(answer.json().error, error, name)
+    t.type(answer.json().message, 'string', name)
+    if (status < 500) t.match(answer.json().upstream, { endpoint: 'folder', status }, `${name}: the service's status under upstream`)
+  }
+  service.answer('library', () => ({ status: 409, body: { error: 'folder_exists', user_message: 'A folder with this name exists.' } }))
+  const refused = (await browser.get('/api/folders/5')).json()
+  t.equal(refused.message, 'A folder with this name exists.', 'the service\'s words for a person')
+  t.equal(refused.upstream.error, 'folder_exists')
+
+  service.answer('library', () => ({ status: 429, headers: { 'retry-after': '7' }, body: { error: 'slow_down' } }))
+  const limited = await browser.get('/api/folders/5')
+  t.equal(limited.status, 429)
+  t.equal(limited.json().error, 'rate_limited')
+  t.equal(limited.headers['retry-after'], '7')
+})
+
+t.test('a service that does not answer in time is a 504; the session is kept', async (t) => {
+  const browser = await signedIn()
+  service.answer('library', () => ({ write: () => { /* never answers */ } }))
+  const slow = await browser.get('/api/folders/0')
+  t.equal(slow.status, 504)
+  t.equal(slow.json().error, 'upstream_timeout')
+  service.answer('library', undefined)
+  t.equal((await browser.get('/api/folders/0')).status, 200, 'still signed in')
+})
+
+t.test('a 401 refreshes the token once and retries; a second 401 is the service\'s fault', async (t) => {
+  const browser = await signedIn()
+  const before = service.refreshes()
+  let calls = 0
+  service.answer('library', () => ++calls === 1 ? { status: 401, body: { error: 'invalid_token' } } : { body: { folder_id: 0 } })
+  const retried = await browser.get('/api/folders/0')
+  t.equal(retried.status, 200)
+  t.equal(service.refreshes(), before + 1, 'one refresh')
+  t.equal(calls, 2)
+  const tokens = service.received.filter((request) => request.path === '/api/folders/0').slice(-2).map((request) => request.authorization)
+  t.not(tokens[0], tokens[1], 'the retry carries the new token')
+
+  service.answer('library', () => ({ status: 401, body: { error: 'invalid_token' } }))
+  const refused = await browser.get('/api/folders/0')
+  t.equal(refused.status, 502)
+  t.equal(refused.json().error, 'upstream_error')
+})
