@@ -1,8 +1,9 @@
 /**
  * media-bff browser client: a small, dependency-free module a website copies next to its own
- * scripts. It talks to media-bff (same site, cookie session) for sign-in state and upload
- * registrations, and posts files straight to the media service's upload host. The page never
- * holds an OAuth token: media-bff keeps them, the browser only has its HttpOnly session cookie.
+ * scripts. It talks to media-bff (same site, cookie session) for sign-in state, upload
+ * registrations and the media service operations media-bff relays under /api/ (folders, files,
+ * sharing), and posts files straight to the media service's upload host. The page never holds an
+ * OAuth token: media-bff keeps them, the browser only has its HttpOnly session cookie.
  *
  * @example
  * import { createMediaBffClient, MediaBffError } from './media-bff-client.js'
@@ -17,6 +18,9 @@
  * } catch (error) {
  *   if (error instanceof MediaBffError && error.reauthorizeUrl !== undefined) location.assign(error.reauthorizeUrl)
  * }
+ * const { folders, files } = await bff.folders.contents(0)      // GET /api/folders/0/contents
+ * const shared = await bff.files.shareLink([12, 13], { download: true })
+ * const href = safeHttpUrl(shared.link)                          // check before it goes in an href
  */
 
 export interface SessionUser {
@@ -98,6 +102,113 @@ export interface UploadFileOptions {
   signal?: AbortSignal
 }
 
+/** A folder or file id: a whole number, 0 or more (0 is the home folder). */
+export type MediaId = number | string
+
+/**
+ * Links in relayed answers. media-bff rewrites those that pointed at the media service's /api/
+ * to its own `/api/`, so they can be followed with `api()`; check them with safeHttpUrl before
+ * they go into an href.
+ */
+export interface ApiLinks {
+  self?: string
+  contents?: string
+  share?: string
+  [rel: string]: string | undefined
+}
+
+/**
+ * The media service's answers as far as they are known: every field may be missing (the
+ * service's shapes are not published), so read each one as optional.
+ */
+export interface MediaUserInfo {
+  user_id?: MediaId
+  username?: string
+  name?: string
+  email?: string
+  /** The scopes the account is entitled to (what it could grant), not what this session granted. */
+  scopes?: string[]
+}
+
+export interface Folder {
+  folder_id?: MediaId
+  name?: string
+  /** null for the home folder (0). */
+  parent_id?: MediaId | null
+  created?: string | number
+  folder_count?: number
+  file_count?: number
+  api?: ApiLinks
+}
+
+export interface MediaFile {
+  file_id?: MediaId
+  folder_id?: MediaId
+  title?: string
+  filename?: string
+  size?: number
+  mime_type?: string
+  created?: string | number
+  urls?: { file?: string, [kind: string]: string | undefined }
+  api?: ApiLinks
+}
+
+/** A folder's contents; `folders` and `files` are always arrays (empty when not asked for). */
+export interface FolderContents {
+  folder_id?: MediaId
+  folders: Folder[]
+  files: MediaFile[]
+}
+
+/** How a file or folder is shared: its public page and the HTML to embed it. */
+export interface ShareInfo {
+  file_id?: MediaId
+  folder_id?: MediaId
+  url?: string
+  embed?: string
+}
+
+export interface ShareLink {
+  status?: string
+  /** The link to hand out. */
+  link?: string
+  files?: MediaId[]
+  download?: boolean
+  /** Unix seconds or a date, as the service says it; null or missing when it never expires. */
+  expires?: number | string | null
+}
+
+export interface ShareLinkOptions {
+  /** Whether the link lets people download the files. */
+  download?: boolean
+  /** When the link stops working: a Date, Unix seconds, or `YYYY-MM-DD`. */
+  expires?: Date | number | string
+}
+
+/** oEmbed (https://oembed.com) description of a shared file. */
+export interface OEmbed {
+  type?: string
+  version?: string
+  title?: string
+  html?: string
+  width?: number
+  height?: number
+  provider_name?: string
+  thumbnail_url?: string
+}
+
+/** What the media service said when it refused a relayed call (media-bff passes it on). */
+export interface UpstreamFailure {
+  endpoint?: string
+  status?: number
+  error?: string
+  error_description?: string
+  /** Meant for people; this module uses it as the error's message when present. */
+  user_message?: string
+}
+
+export type ApiMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
+
 /**
  * Every failure of this client. `code` is media-bff's error code (`login_required`,
  * `reauth_required`, `insufficient_scope`, `scope_not_granted`, `csrf_failed`, `upstream_error`,
@@ -114,6 +225,8 @@ export class MediaBffError extends Error {
   /** Where to send the browser to grant the missing scopes (`insufficient_scope`). */
   readonly reauthorizeUrl: string | undefined
   readonly requiredScopes: string[]
+  /** For a call media-bff relayed to the media service: what the service answered. */
+  readonly upstream: UpstreamFailure | undefined
 
   constructor (status: number, code: string, message: string, details: Record<string, unknown> = {}, baseUrl = '') {
     super(message)
@@ -124,6 +237,7 @@ export class MediaBffError extends Error {
     this.loginUrl = typeof details.login_url === 'string' ? onBff(baseUrl, details.login_url) : undefined
     this.reauthorizeUrl = typeof details.reauthorize_url === 'string' ? onBff(baseUrl, details.reauthorize_url) : undefined
     this.requiredScopes = Array.isArray(details.required_scopes) ? details.required_scopes.filter((scope): scope is string => typeof scope === 'string') : []
+    this.upstream = readUpstream(details.upstream)
   }
 
   /** The user must sign in (again) before anything else works. */
@@ -145,11 +259,52 @@ export interface MediaBffClient {
   registerUpload: (request: { folderId: number, title?: string, options?: UploadRegistrationOptions }) => Promise<UploadRegistration>
   uploadFile: typeof uploadFile
   finishUpload: (registration: Pick<UploadRegistration, 'finish_url'>) => Promise<FinishResult>
+  /**
+   * One media service operation through media-bff's relay: `path` is relative to `/api/`
+   * (`'folders/0/contents?files=0'`). Writes carry `X-CSRF: 1` and a JSON body; an empty answer
+   * (204) resolves to undefined. Only the operations media-bff allowlists are relayed.
+   */
+  api: <T = unknown>(method: ApiMethod, path: string, body?: Record<string, unknown>) => Promise<T>
+  /** The signed-in user and the scopes the account is entitled to (needs `user.info`). */
+  userInfo: () => Promise<MediaUserInfo>
+  folders: {
+    /** Needs `basic`. */
+    get: (id: MediaId) => Promise<Folder>
+    /** Subfolders and files; leave one out with `{ folders: false }` or `{ files: false }`. Needs `basic`. */
+    contents: (id: MediaId, options?: { folders?: boolean, files?: boolean }) => Promise<FolderContents>
+    /** Creates a folder inside `parentId` (0 for home). Needs `manage`. */
+    create: (parentId: MediaId, name: string) => Promise<Folder>
+    /** Needs `manage`. */
+    rename: (id: MediaId, name: string) => Promise<Folder>
+    /** Needs `manage`. */
+    remove: (id: MediaId) => Promise<void>
+    /** Needs `share`. */
+    share: (id: MediaId) => Promise<ShareInfo>
+  }
+  files: {
+    /** Needs `basic`. */
+    get: (id: MediaId) => Promise<MediaFile>
+    /** Needs `manage`. */
+    update: (id: MediaId, changes: { title: string }) => Promise<MediaFile>
+    /** Needs `manage`. */
+    remove: (id: MediaId) => Promise<void>
+    /** Needs `share`. */
+    share: (id: MediaId) => Promise<ShareInfo>
+    /** One link for one or more files. Needs `share`. */
+    shareLink: (ids: readonly MediaId[], options?: ShareLinkOptions) => Promise<ShareLink>
+  }
+  /** oEmbed description of a share URL. Needs `basic`. */
+  oembed: (url: string) => Promise<OEmbed>
 }
 
 export function createMediaBffClient ({ baseUrl = '' }: MediaBffClientOptions = {}): MediaBffClient {
   const root = baseUrl.replace(/\/+$/, '')
-  const call = async <T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> => await callBff<T>(root, method, path, body)
+  const call = async <T>(method: ApiMethod, path: string, body?: unknown): Promise<T> => await callBff<T>(root, method, path, body)
+  const api = async <T = unknown>(method: ApiMethod, path: string, body?: Record<string, unknown>): Promise<T> => {
+    if (method === 'GET' && body !== undefined) throw clientError('A GET call to media-bff cannot carry a body.', 'body')
+    return await callBff<T>(root, method, `/api/${apiPath(path)}`, body, { emptyAnswer: true })
+  }
+  const share = async (kind: 'files' | 'folders', id: MediaId): Promise<ShareInfo> => await api<ShareInfo>('GET', `${kind}/${idSegment(id)}/share`)
   return {
     getSession: async () => await call<Session>('GET', '/auth/session'),
     loginUrl: ({ returnTo = '/', scope } = {}) => {
@@ -164,12 +319,113 @@ export function createMediaBffClient ({ baseUrl = '' }: MediaBffClientOptions = 
       ...(options === undefined ? {} : { options })
     }),
     uploadFile,
-    finishUpload: async (registration) => await call<FinishResult>('POST', registration.finish_url)
+    finishUpload: async (registration) => await call<FinishResult>('POST', registration.finish_url),
+    api,
+    userInfo: async () => record(await api('GET', 'user/info')) as MediaUserInfo,
+    folders: {
+      get: async (id) => record(await api('GET', `folders/${idSegment(id)}`)) as Folder,
+      contents: async (id, { folders, files } = {}) => {
+        const query = new URLSearchParams()
+        if (folders !== undefined) query.set('folders', folders ? '1' : '0')
+        if (files !== undefined) query.set('files', files ? '1' : '0')
+        const search = query.toString()
+        const path = `folders/${idSegment(id)}/contents${search === '' ? '' : `?${search}`}`
+        const answer = record(await api('GET', path))
+        return { ...answer, folders: records(answer.folders) as Folder[], files: records(answer.files) as MediaFile[] }
+      },
+      create: async (parentId, name) => record(await api('POST', `folders/${idSegment(parentId, 'parent_id')}`, { name })) as Folder,
+      rename: async (id, name) => record(await api('PUT', `folders/${idSegment(id)}`, { name })) as Folder,
+      remove: async (id) => { await api('DELETE', `folders/${idSegment(id)}`) },
+      share: async (id) => await share('folders', id)
+    },
+    files: {
+      get: async (id) => record(await api('GET', `files/${idSegment(id)}`)) as MediaFile,
+      update: async (id, { title }) => record(await api('PUT', `files/${idSegment(id)}`, { title })) as MediaFile,
+      remove: async (id) => { await api('DELETE', `files/${idSegment(id)}`) },
+      share: async (id) => await share('files', id),
+      shareLink: async (ids, { download, expires } = {}) => {
+        if (ids.length === 0) throw clientError('Name at least one file to share.', 'files')
+        const files = ids.map((id) => Number(idSegment(id, 'files')))
+        return record(await api('POST', 'files/0/share/link', {
+          files,
+          ...(download === undefined ? {} : { download }),
+          ...(expires === undefined ? {} : { expires: expiry(expires) })
+        })) as ShareLink
+      }
+    },
+    oembed: async (url) => record(await api('GET', `oembed?${new URLSearchParams({ url }).toString()}`)) as OEmbed
   }
 }
 
+/**
+ * The absolute http(s) URL `value` holds, or undefined. Check every URL from an answer with it
+ * before it goes into an href, a src or location: a `javascript:` or `data:` link would run in
+ * this page.
+ */
+export function safeHttpUrl (value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length > 4096) return undefined
+  try {
+    const url = new URL(value)
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** An id as a path segment: a non-negative safe integer, or the call fails before it is sent. */
+function idSegment (id: MediaId, field = 'id'): string {
+  const value = typeof id === 'string' && /^\d{1,16}$/.test(id) ? Number(id) : id
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw clientError(`${field} must be a whole number, 0 or more (got ${JSON.stringify(id)}).`, field)
+  }
+  return String(value)
+}
+
+/** `path` relative to /api/, without tricks that would make it another path on media-bff. */
+function apiPath (path: string): string {
+  const relative = path.replace(/^\/+/, '')
+  const route = relative.split('?', 1)[0] ?? ''
+  const segments = route.split('/')
+  if (route === '' || /[\\#]|%2e|%2f|%5c/i.test(route) || segments.some((segment) => segment === '' || segment === '.' || segment === '..')) {
+    throw clientError(`"${path}" is not an operation path under /api/ (e.g. "folders/0/contents").`, 'path')
+  }
+  return relative
+}
+
+function expiry (value: Date | number | string): number | string {
+  if (!(value instanceof Date)) return value
+  const seconds = Math.floor(value.getTime() / 1000)
+  if (!Number.isFinite(seconds)) throw clientError('The expiry date is not a valid date.', 'expires')
+  return seconds
+}
+
+/** A mistake in the call itself, found before anything was sent (so status 0). */
+function clientError (message: string, field: string): MediaBffError {
+  return new MediaBffError(0, 'invalid_request', message, { field })
+}
+
+function record (value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : {}
+}
+
+function records (value: unknown): Array<Record<string, unknown>> {
+  return Array.isArray(value) ? value.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null && !Array.isArray(item)) : []
+}
+
+function readUpstream (value: unknown): UpstreamFailure | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
+  const source = value as Record<string, unknown>
+  const upstream: UpstreamFailure = {}
+  for (const key of ['endpoint', 'error', 'error_description', 'user_message'] as const) {
+    const field = source[key]
+    if (typeof field === 'string' && field !== '') upstream[key] = field
+  }
+  if (typeof source.status === 'number') upstream.status = source.status
+  return upstream
+}
+
 /** One JSON call to media-bff with the session cookie; non-2xx answers become MediaBffError. */
-async function callBff<T> (root: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+async function callBff<T> (root: string, method: ApiMethod, path: string, body?: unknown, { emptyAnswer = false } = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' }
   // media-bff refuses state-changing calls without it: a custom header cannot be sent by a
   // cross-site form, and cross-site scripts only after a CORS preflight it never grants.
@@ -187,15 +443,19 @@ async function callBff<T> (root: string, method: 'GET' | 'POST', path: string, b
   } catch (error) {
     throw new MediaBffError(0, 'network_error', 'media-bff cannot be reached. Check your connection and try again.', { cause: String(error) }, root)
   }
-  const parsed = parseJson(await response.text())
+  const text = await response.text()
+  const parsed = parseJson(text)
   if (!response.ok) throw bffError(response.status, parsed, root)
+  if (emptyAnswer && text.trim() === '') return undefined as T
   if (parsed === undefined) throw new MediaBffError(response.status, 'bad_response', 'media-bff answered something this page cannot read.', {}, root)
   return parsed as T
 }
 
 function bffError (status: number, body: Record<string, unknown> | undefined, root: string): MediaBffError {
   const code = typeof body?.error === 'string' ? body.error : `http_${status}`
-  const message = typeof body?.message === 'string' ? body.message : `media-bff answered with HTTP ${status}.`
+  // A relayed refusal may carry the service's own sentence for people; it says more than ours.
+  const userMessage = readUpstream(body?.upstream)?.user_message
+  const message = userMessage ?? (typeof body?.message === 'string' ? body.message : `media-bff answered with HTTP ${status}.`)
   const { error: _error, message: _message, ...details } = body ?? {}
   return new MediaBffError(status, code, message, details, root)
 }
