@@ -53,6 +53,12 @@ async function toAppError (error: FastifyError, request: FastifyRequest, reply: 
     const field = (first?.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.') ||
       ((first?.params as { missingProperty?: string } | undefined)?.missingProperty ?? (first?.params as { requiredProperties?: string[] } | undefined)?.requiredProperties?.[0] ?? '')
     const where = error.validationContext ?? 'request'
+    const extra = first?.keyword === 'additionalProperties' ? (first.params as { additionalProperty?: string }).additionalProperty : undefined
+    if (extra !== undefined) {
+      // e.g. "Invalid querystring: sort is not allowed here." or "Invalid body: options.colour ..."
+      const name = field === '' ? extra : `${field}.${extra}`
+      return new AppError('invalid_request', `Invalid ${where}: ${name} is not allowed here.`, { details: { field: name, location: where } })
+    }
     // e.g. "Invalid body: folder_id must be >= 0." or "Invalid body: must have required property 'folder_id'."
     const subject = field === '' || first?.keyword === 'required' ? '' : `${field} `
     return new AppError('invalid_request', `Invalid ${where}: ${subject}${first?.message ?? 'is not valid'}.`, {

@@ -1,5 +1,5 @@
 // Rewrites the links in a JSON answer as it streams through, and checks its structure on the
-// way. Every string value is handed to `rewrite` (which returns a replacement or undefined);
+// way. Every string value (not object keys) is handed to `rewrite` (which returns a replacement or undefined);
 // everything else passes byte for byte. The scan works on bytes: UTF-8 never puts '"' or '\'
 // inside a multi-byte character, so strings are found without decoding the whole body.
 //
@@ -34,6 +34,9 @@ export class JsonLinkRewriter {
   private started = false
   private finished = false
   private inString = false
+  /** Object keys are names, never links: they pass as they are. */
+  private expectKey = false
+  private stringIsKey = false
   private escaped = false
   private pending: Buffer[] = []
   private pendingBytes = 0
@@ -69,6 +72,8 @@ export class JsonLinkRewriter {
         if (this.closers.length === 0) throw new JsonStructureError('a string stands outside any object or array')
         out.push(chunk.subarray(runStart, i))
         this.inString = true
+        this.stringIsKey = this.expectKey
+        this.expectKey = false
         this.pending = []
         this.pendingBytes = 0
         runStart = i + 1
@@ -76,6 +81,10 @@ export class JsonLinkRewriter {
         if (this.finished) throw new JsonStructureError('something follows the end of the answer')
         this.started = true
         this.closers.push(CLOSER[byte] as number)
+        this.expectKey = byte === 0x7b
+      } else if (byte === 0x2c) {
+        if (this.closers.length === 0) throw new JsonStructureError('a comma stands outside any object or array')
+        this.expectKey = this.closers[this.closers.length - 1] === 0x7d
       } else if (byte === 0x7d || byte === 0x5d) {
         if (this.closers.pop() !== byte) throw new JsonStructureError('brackets do not balance')
         if (this.closers.length === 0) this.finished = true
@@ -107,7 +116,7 @@ export class JsonLinkRewriter {
     this.pending = []
     this.pendingBytes = 0
     if (raw.length > this.maxStringBytes) throw new JsonStructureError(`a string is longer than ${this.maxStringBytes} bytes`)
-    if (!raw.includes(this.marker)) return quoted(raw)
+    if (this.stringIsKey || !raw.includes(this.marker)) return quoted(raw)
     let value: string
     try {
       value = JSON.parse(`"${raw.toString('utf8')}"`) as string

@@ -7,6 +7,7 @@ import { startBff } from '../helpers/bff.js'
 import { signInWithoutConsent } from '../helpers/sign-in.js'
 import type { RunningEmulator } from '../../src/emulator/index.js'
 import { startHostileService } from '../hardening/hostile-media-service.js'
+import { rawRequest } from '../hardening/raw-http.js'
 
 const service = await startHostileService()
 t.teardown(service.close)
@@ -186,4 +187,48 @@ t.test('a 401 refreshes the token once and retries; a second 401 is the service\
   const refused = await browser.get('/api/folders/0')
   t.equal(refused.status, 502)
   t.equal(refused.json().error, 'upstream_error')
+})
+
+t.test('outside the allowlist is 404, whatever the spelling; nothing reaches the service', async (t) => {
+  const browser = await signedIn()
+  const cookie = browser.cookieHeader() ?? ''
+  const before = service.received.length
+  const paths = [
+    '/api/oauth2/token',
+    '/api/oauth2/authorize',
+    '/api/upload/id',
+    '/api/__emulator/counters',
+    '/api/folders/0/../../oauth2/token',
+    '/api/folders/%2e%2e/oauth2/token',
+    '/api/folders/%2E%2E%2Foauth2%2Ftoken/contents',
+    '/api/folders/0%2f..%2f..%2foauth2%2ftoken',
+    '/api/folders/..%2f..%2f__emulator%2fcounters',
+    '/api/files/1%2f..%2f..%2f__emulator%2ftokens',
+    '/api/./user/info',
+    '/api//user/info',
+    '/api/user/info/',
+    '/api/USER/INFO',
+    '/api/user%2finfo',
+    '/api/folders/-1',
+    '/api/folders/0x10',
+    '/api/folders/1e3',
+    '/api/folders/1.5',
+    '/api/folders/%20',
+    '/api/folders/1234567890123456',
+    '/api/folders/0/contents/extra',
+    '/api/files/0/share/link',
+    '/api/oembed/../oauth2/token',
+    '/api\\folders\\0',
+    '/api/folders/0;a=b/contents'
+  ]
+  for (const path of paths) {
+    const answer = await rawRequest(bff.url, `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}`)
+    t.equal(answer.status, 404, path)
+    t.equal(answer.json().error, 'not_found', path)
+  }
+  for (const [method, path] of [['POST', '/api/oauth2/token'], ['DELETE', '/api/upload/id/01JD3Z6Q4T8V2X7B9C5N1M0K2P'], ['POST', '/api/upload/file'], ['PATCH', '/api/folders/1'], ['POST', '/api/user/info']]) {
+    const answer = await rawRequest(bff.url, `${method ?? ''} ${path ?? ''} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${cookie}\r\nX-CSRF: 1\r\nContent-Length: 0`)
+    t.equal(answer.status, 404, `${method ?? ''} ${path ?? ''}`)
+  }
+  t.equal(service.received.length, before, 'the service received none of them')
 })
