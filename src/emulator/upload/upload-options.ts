@@ -3,6 +3,7 @@
 // clients send them that way.
 import { badRequest } from '../http/emulator-error.js'
 import type { BodyFields } from '../http/body-fields.js'
+import { flag, idValue, single } from '../http/field-readers.js'
 
 export interface UploadOptions {
   /** Bytes per file. */
@@ -24,9 +25,7 @@ export interface RegistrationRequest {
 }
 
 export function parseFolderId (value: unknown, name = 'folder_id'): number {
-  const text = typeof value === 'number' ? String(value) : value
-  if (typeof text !== 'string' || !/^\d{1,15}$/.test(text.trim())) throw badRequest(`${name} must be an integer of 0 or more.`)
-  return Number(text.trim())
+  return idValue(value, name)
 }
 
 function positiveInteger (fields: BodyFields, name: string): number | undefined {
@@ -35,14 +34,6 @@ function positiveInteger (fields: BodyFields, name: string): number | undefined 
   const text = typeof value === 'number' ? String(value) : value
   if (typeof text !== 'string' || !/^\d{1,15}$/.test(text.trim()) || Number(text) < 1) throw badRequest(`${name} must be a positive integer.`)
   return Number(text)
-}
-
-function flag (fields: BodyFields, name: string, fallback: boolean): boolean {
-  const value = single(fields, name)
-  if (value === undefined || value === '') return fallback
-  if (value === true || value === 1 || value === 'true' || value === '1') return true
-  if (value === false || value === 0 || value === 'false' || value === '0') return false
-  throw badRequest(`${name} must be true or false (or 1 or 0).`)
 }
 
 function extensions (fields: BodyFields): string[] | undefined {
@@ -55,14 +46,6 @@ function extensions (fields: BodyFields): string[] | undefined {
   const bad = cleaned.filter((item) => !/^[a-z0-9]{1,16}$/.test(item))
   if (bad.length > 0) throw badRequest(`file_extensions has invalid entries: ${bad.join(', ')}.`)
   return [...new Set(cleaned)]
-}
-
-/** A field that must not be repeated. */
-function single (fields: BodyFields, name: string): unknown {
-  const value = fields[name]
-  if (Array.isArray(value)) throw badRequest(`${name} is given more than once.`)
-  if (value !== undefined && value !== null && typeof value === 'object') throw badRequest(`${name} must be a single value.`)
-  return value
 }
 
 export function parseRegistrationRequest (fields: BodyFields): RegistrationRequest {
