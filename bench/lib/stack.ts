@@ -1,5 +1,6 @@
 // Starts the processes a scenario needs: the emulator, media-bff instances and the bare Fastify
-// comparison, each in its own child (child.ts), wired the way a deployment wires them.
+// comparisons (a route returning fixed JSON; a bare hop to the emulator), each in its own child
+// (child.ts), wired the way a deployment wires them.
 import { randomBytes } from 'node:crypto'
 import { freePort } from '../../test/helpers/ports.js'
 import { TEST_SESSION_SECRET } from '../../test/helpers/bff.js'
@@ -89,6 +90,7 @@ export function bffEnv (emulator: EmulatorInfo, publicUrl: string, extra: Record
     RATE_LIMIT_REGISTER_PER_MINUTE: '100000000',
     RATE_LIMIT_FINISH_PER_MINUTE: '100000000',
     RATE_LIMIT_LOGIN_PER_MINUTE: '100000000',
+    RATE_LIMIT_API_PER_MINUTE: '100000000',
     ...extra
   }
 }
@@ -103,6 +105,18 @@ export async function startBareProcess (body: unknown): Promise<ServerProcess> {
   const child = startChild('./bff-child.ts')
   const { url } = await child.call<{ url: string }>('start', { mode: 'bare', body, port: await freePort() })
   return { child, url }
+}
+
+export interface BareHopProcess extends ServerProcess {
+  /** The Bearer access token the hop sends from now on (the emulator forgets tokens on restart). */
+  setToken: (token: string) => Promise<void>
+}
+
+/** The bare Fastify+undici hop (bare-hop-child.ts) to the emulator's API, sending `token`. */
+export async function startBareHop (emulator: EmulatorInfo, token: string, flags: ServerFlags = {}): Promise<BareHopProcess> {
+  const child = startChild('./bare-hop-child.ts', flags.nodeFlags)
+  const { url } = await child.call<{ url: string }>('start', { apiUrl: `${emulator.baseUrl}/api`, token, port: await freePort() })
+  return { child, url, setToken: async (next) => { await child.call('token', { token: next }) } }
 }
 
 /** An emulator plus a media-bff in front of it (in-memory store unless env says otherwise). */
