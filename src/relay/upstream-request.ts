@@ -54,7 +54,8 @@ export function upstreamRequestFor (operation: RelayOperation, call: BrowserCall
  */
 export function bodyFromForm (operation: RelayOperation, body: unknown): unknown {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return body
-  const fields: Record<string, unknown> = {}
+  // No prototype: a field named __proto__ stays a field (and is refused as unknown).
+  const fields: Record<string, unknown> = Object.create(null) as Record<string, unknown>
   for (const [key, value] of Object.entries(body)) {
     const name = key.endsWith('[]') ? key.slice(0, -2) : key
     const rule = operation.body[name]

@@ -67,7 +67,7 @@ t.test('Redis stops during traffic and comes back: 503 while down, the same sess
   t.comment(`traffic: ${summarise(outcomes)}; ready again ${reconnectMs} ms after Redis restarted`)
   const wrong = outcomes.filter((outcome) => outcome.problems.length > 0)
   t.same(wrong.slice(0, 5), [], `every answer is 200 or the contract's 503 (${wrong.length} of ${outcomes.length} are not)`)
-  for (const route of ['session', 'register'] as const) {
+  for (const route of ['session', 'register', 'relay'] as const) {
     t.ok(outcomes.some((o) => o.phase === 'outage' && o.route === route && o.status === 503), `${route}: 503 while Redis is down`)
     t.ok(outcomes.some((o) => o.phase === 'after' && o.route === route && o.status === 200), `${route}: 200 once it is back`)
   }

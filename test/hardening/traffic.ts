@@ -1,4 +1,5 @@
-// A loop of signed-in calls (GET /auth/session, POST /uploads/register) that records every
+// A loop of signed-in calls (GET /auth/session, POST /uploads/register, a relayed GET
+// /api/folders/0/contents) that records every
 // answer with the phase it was sent in, and everything wrong with it: a status other than 200 and
 // 503, a 503 off the contract, a cleared session cookie, a 200 that says "signed out".
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -7,7 +8,7 @@ import { clearsCookie, contractProblems } from './contract.js'
 
 export interface TrafficOutcome {
   phase: string
-  route: 'session' | 'register'
+  route: 'session' | 'register' | 'relay'
   status: number
   problems: string[]
 }
@@ -17,6 +18,8 @@ export interface Traffic {
   setPhase: (phase: string) => void
   stop: () => Promise<void>
 }
+
+const ROUTES = ['session', 'register', 'relay'] as const
 
 export function startTraffic (browsers: Browser[], cookieName: string, pauseMs = 25): Traffic {
   const outcomes: TrafficOutcome[] = []
@@ -35,10 +38,12 @@ export function startTraffic (browsers: Browser[], cookieName: string, pauseMs =
   const worker = async (browser: Browser, offset: number): Promise<void> => {
     let turn = offset
     while (control.running) {
-      const route = turn++ % 2 === 0 ? 'session' : 'register'
+      const route = ROUTES[turn++ % ROUTES.length] ?? 'session'
       const sentIn = phase
       try {
-        const answer = route === 'session' ? await browser.get('/auth/session') : await browser.post('/uploads/register', { folder_id: 0 })
+        const answer = route === 'session'
+          ? await browser.get('/auth/session')
+          : route === 'register' ? await browser.post('/uploads/register', { folder_id: 0 }) : await browser.get('/api/folders/0/contents')
         outcomes.push({ phase: sentIn, route, status: answer.status, problems: judge(route, answer) })
       } catch (error) {
         outcomes.push({ phase: sentIn, route, status: 0, problems: [`no answer: ${(error as Error).message}`] })

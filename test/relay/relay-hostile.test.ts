@@ -49,6 +49,19 @@ t.test('only the token goes up: no cookie, no browser authorization, no CSRF hea
   for (const header of ['cookie', 'x-csrf', 'origin', 'referer', 'x-forwarded-for', 'x-custom']) t.notOk(header in call.headers, `${header} is not forwarded`)
   t.equal(call.headers['content-type'], 'application/x-www-form-urlencoded')
   t.equal(call.body, 'name=Renamed', 'the body rebuilt from the allowed field')
+
+  const before = service.received.length
+  const huge = await browser.fetch('PUT', '/api/folders/12', { headers: { 'x-csrf': '1' }, json: { name: 'x'.repeat(20_000) } })
+  t.equal(huge.status, 413, 'a JSON body over BODY_LIMIT')
+  t.equal(huge.json().error, 'payload_too_large')
+  const hugeForm = await browser.fetch('PUT', '/api/folders/12', { headers: { 'x-csrf': '1', 'content-type': 'application/x-www-form-urlencoded' }, body: `name=${'x'.repeat(20_000)}` })
+  t.equal(hugeForm.status, 413, 'a form body over BODY_LIMIT')
+  const xml = await browser.fetch('PUT', '/api/folders/12', { headers: { 'x-csrf': '1', 'content-type': 'application/xml' }, body: '<name>x</name>' })
+  t.equal(xml.status, 400, 'another body type')
+  t.equal(xml.json().error, 'invalid_request')
+  const proto = await browser.fetch('PUT', '/api/folders/12', { headers: { 'x-csrf': '1', 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=x&__proto__=y' })
+  t.equal(proto.status, 400, 'a form field outside the allowlist, even __proto__')
+  t.equal(service.received.length, before, 'none of them reached the service')
 })
 
 t.test('the answer\'s headers are an allowlist: no Set-Cookie, no server banner; caching is private', async (t) => {
