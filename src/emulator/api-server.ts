@@ -2,13 +2,13 @@
 // plugin scope of its own because each reads its body its own way (http/body-parsers.ts).
 import type { FastifyInstance } from 'fastify'
 import type { EmulatorContext } from './context.js'
-import { libraryRoutes } from './api/library-routes.js'
 import { singleCallUploadRoute } from './api/single-call-upload-route.js'
 import { uploadRegistrationRoutes } from './api/upload-registration-routes.js'
 import { userInfoRoute } from './api/user-info-route.js'
 import { emulatorHookRoutes } from './hooks/emulator-hook-routes.js'
 import { acceptFields, acceptForm, acceptStream } from './http/body-parsers.js'
 import { createEmulatorServer } from './http/server.js'
+import { libraryScope } from './library/library-scope.js'
 import { authorizeRoutes } from './oauth/authorize-routes.js'
 import { tokenRoute } from './oauth/token-route.js'
 
@@ -23,9 +23,9 @@ export function buildApiServer (context: EmulatorContext): FastifyInstance {
     acceptFields(scope)
     userInfoRoute(scope, context)
     uploadRegistrationRoutes(scope, context)
-    libraryRoutes(scope, context)
     emulatorHookRoutes(scope, context)
   })
+  app.register(async (scope) => { libraryScope(scope, context) })
   app.register(async (scope) => {
     acceptStream(scope)
     singleCallUploadRoute(scope, context)

@@ -4,6 +4,7 @@
 import type { EmulatorCounters } from './counters.js'
 import type { FaultTable } from './faults.js'
 import type { FixtureUser } from './fixture-users.js'
+import type { FolderTree } from './library/folder-tree.js'
 import type { EmulatorSettings } from './options.js'
 import type { AuthorizationCodeStore } from './oauth/authorization-codes.js'
 import type { TokenStore } from './oauth/token-store.js'
@@ -23,6 +24,7 @@ export interface EmulatorContext {
   tokens: TokenStore
   codes: AuthorizationCodeStore
   uploads: UploadStore
+  folders: FolderTree
 }
 
 export function findUser (context: EmulatorContext, name: string): FixtureUser | undefined {

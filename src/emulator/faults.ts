@@ -8,7 +8,8 @@ import { EmulatorError, errorBody } from './http/emulator-error.js'
 import { sendJson } from './http/replies.js'
 import { abandonUnreadBody } from './http/requests.js'
 
-export const faultEndpoints = ['token', 'authorize', 'user_info', 'upload_id', 'finish', 'upload_direct', '*'] as const
+/** `library` covers every folder, file, share and oEmbed call (library/). */
+export const faultEndpoints = ['token', 'authorize', 'user_info', 'upload_id', 'finish', 'upload_direct', 'library', '*'] as const
 
 export type FaultEndpoint = typeof faultEndpoints[number]
 

@@ -11,6 +11,7 @@ import { createFaultTable, parseFault, type FaultSpec } from './faults.js'
 import type { FixtureUser } from './fixture-users.js'
 import { listeningPort, originFor } from './http/origin.js'
 import { applyRuntimeConfig, type RuntimeConfig } from './hooks/runtime-config.js'
+import { createFolderTree } from './library/folder-tree.js'
 import { createAuthorizationCodeStore } from './oauth/authorization-codes.js'
 import { createTokenStore } from './oauth/token-store.js'
 import { resolveOptions, type EmulatorOptions } from './options.js'
@@ -66,7 +67,8 @@ export async function startEmulator (options: EmulatorOptions = {}): Promise<Run
     faults: createFaultTable(),
     tokens: createTokenStore(),
     codes: createAuthorizationCodeStore(),
-    uploads
+    uploads,
+    folders: createFolderTree()
   }
   const apiServer = buildApiServer(context)
   const uploadServer = buildUploadServer(context)

@@ -66,7 +66,7 @@ t.test('a missing scope is 403 insufficient_scope', async (t) => {
   t.equal(folders.status, 403, 'folders need basic')
 })
 
-t.test('folders and files list what was uploaded, per user', async (t) => {
+t.test('folders and files list what was uploaded, per user (every user has the seeded folders)', async (t) => {
   const emulator = await startTestEmulator(t)
   const alice = user(emulator, 'alice')
   const registration = await registerUpload(emulator, { folder_id: '5' })
@@ -77,7 +77,8 @@ t.test('folders and files list what was uploaded, per user', async (t) => {
   const home = await apiCall(`${emulator.baseUrl}/api/folders/0`, auth)
   t.match(home.body, { folder_id: 0, name: 'Home', parent_id: null, file_count: 1 })
   const homeContents = await apiCall(`${emulator.baseUrl}/api/folders/0/contents`, auth)
-  t.match(homeContents.body, { folder_id: 0, folders: [{ folder_id: 5 }], files: [{ filename: 'home.txt', size: 4 }] })
+  t.match(homeContents.body, { folder_id: 0, files: [{ filename: 'home.txt', size: 4 }] })
+  t.same(homeContents.body.folders.map((folder: { folder_id: number }) => folder.folder_id), [1, 2, 3, 4, 5, 8], 'the seeded folders of home')
   const five = await apiCall(`${emulator.baseUrl}/api/folders/5/contents`, auth)
   t.match(five.body, { folder_id: 5, files: [{ file_id: uploaded.body.file_id, title: 'A', filename: 'a.txt', size: 3, urls: { file: `${emulator.baseUrl}/api/files/${uploaded.body.file_id as number}` } }] })
   t.equal((await apiCall(`${emulator.baseUrl}/api/folders/99`, auth)).status, 404)
@@ -90,7 +91,7 @@ t.test('folders and files list what was uploaded, per user', async (t) => {
   t.match(share.body, { file_id: uploaded.body.file_id, url: String })
 
   const bob = { privateToken: user(emulator, 'bob').privateToken }
-  t.equal((await apiCall(`${emulator.baseUrl}/api/folders/5`, bob)).status, 404, 'not bob\'s folder')
+  t.same((await apiCall(`${emulator.baseUrl}/api/folders/5/contents`, bob)).body.files, [], 'bob\'s own folder 5 is not alice\'s')
   t.same((await apiCall(`${emulator.baseUrl}/api/folders/0/contents`, bob)).body.files, [])
   t.equal((await apiCall(`${emulator.baseUrl}/api/files/${uploaded.body.file_id as number}`, bob)).status, 404, 'not bob\'s file')
 })

@@ -7,7 +7,7 @@ import { apiCall, postFile, registerUpload, startTestEmulator, user } from '../h
 t.test('the registration record points at the upload origin and the finish URL', async (t) => {
   const emulator = await startTestEmulator(t)
   const before = Math.floor(Date.now() / 1000)
-  const record = await registerUpload(emulator, { folder_id: '12' })
+  const record = await registerUpload(emulator, { folder_id: '8' })
   t.match(record.ulid, ulidPattern)
   t.equal(record.expires_in, 3600)
   t.ok(record.expires >= before + 3600 && record.expires <= before + 3602, 'expires is a Unix time in seconds')
@@ -66,6 +66,19 @@ t.test('bad options are 400 with the three error keys', async (t) => {
   t.equal(twice.statusCode, 400, 'a repeated folder_id')
   await twice.body.dump()
   t.equal(emulator.counters().registrations, 0)
+})
+
+t.test('a folder the user does not have is 404 folder_not_found', async (t) => {
+  const emulator = await startTestEmulator(t)
+  const alice = user(emulator, 'alice')
+  for (const folderId of ['12', '99', '100']) {
+    const answer = await apiCall(`${emulator.baseUrl}/api/upload/id`, { method: 'POST', privateToken: alice.privateToken, form: { folder_id: folderId } })
+    t.equal(answer.status, 404, folderId)
+    t.match(answer.body, { error: 'folder_not_found', error_description: String, user_message: String }, folderId)
+  }
+  t.equal(emulator.counters().registrations, 0)
+  const created = await apiCall(`${emulator.baseUrl}/api/folders/0`, { method: 'POST', privateToken: alice.privateToken, form: { name: 'New' } })
+  t.equal((await apiCall(`${emulator.baseUrl}/api/upload/id`, { method: 'POST', privateToken: alice.privateToken, json: { folder_id: created.body.folder_id } })).status, 200, 'a created folder takes uploads')
 })
 
 t.test('finish is idempotent, lists the files, and is private to the user', async (t) => {

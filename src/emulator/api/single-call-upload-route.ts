@@ -8,6 +8,7 @@ import { sendJson } from '../http/replies.js'
 import { searchParamsOf } from '../http/requests.js'
 import { defaultTitle, uploadAnswer } from '../upload/file-views.js'
 import { receiveFile } from '../upload/receive-file.js'
+import { existingFolder } from '../upload/upload-checks.js'
 import { parseFolderId } from '../upload/upload-options.js'
 import { authenticate, requireScope } from './authenticate.js'
 
@@ -22,7 +23,7 @@ export function singleCallUploadRoute (app: FastifyInstance, context: EmulatorCo
       caller = authenticate(context, request, fields.private_token)
       requireScope(caller, 'upload')
       const folderValue = fields.folder_id ?? searchParamsOf(request).get('folder_id') ?? ''
-      folderId = folderValue === '' ? 0 : parseFolderId(folderValue)
+      folderId = existingFolder(context, caller.user.name, folderValue === '' ? 0 : parseFolderId(folderValue))
       if (fields.title !== undefined && fields.title.length > 500) throw badRequest('title must be at most 500 characters.')
     } catch (error) {
       await context.uploads.discard(file)

@@ -11,6 +11,7 @@ import { sendJson } from '../http/replies.js'
 import { ulidPattern } from '../ulid.js'
 import { fileEntry } from '../upload/file-views.js'
 import { signedUploadUrl } from '../upload/signed-upload-url.js'
+import { existingFolder } from '../upload/upload-checks.js'
 import { parseRegistrationRequest } from '../upload/upload-options.js'
 import { authenticate, requireScope } from './authenticate.js'
 
@@ -35,7 +36,9 @@ export function uploadRegistrationRoutes (app: FastifyInstance, context: Emulato
     const fields = fieldsOf(request)
     const caller = authenticate(context, request, fields.private_token)
     requireScope(caller, 'upload')
-    const registration = context.uploads.register({ userName: caller.user.name, ...parseRegistrationRequest(fields) }, context.settings.uploadTtl)
+    const parsed = parseRegistrationRequest(fields)
+    existingFolder(context, caller.user.name, parsed.folderId)
+    const registration = context.uploads.register({ userName: caller.user.name, ...parsed }, context.settings.uploadTtl)
     const expires = Math.ceil(registration.expiresAt / 1000)
     const uploadUrl = signedUploadUrl(context.uploadOrigin, registration.ulid, expires, context.settings.signingKey)
     context.counters.registrations += 1

@@ -1,46 +1,26 @@
 // POST {url_upload_direct}: the pre-authorized upload on the upload origin. The signed URL is
 // the only credential (an Authorization header is ignored). Checks run from cheapest to
-// dearest: signature (403), expiry and finish (410), then the limits while the file streams.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+// dearest: those that need no body first (upload-checks.ts), then the limits while the file
+// streams.
+import type { FastifyInstance } from 'fastify'
 import type { EmulatorContext } from '../context.js'
 import { faultHook } from '../faults.js'
-import { EmulatorError, badRequest, notFound } from '../http/emulator-error.js'
+import { EmulatorError, badRequest } from '../http/emulator-error.js'
 import { sendJson } from '../http/replies.js'
 import { searchParamsOf } from '../http/requests.js'
-import { ulidPattern } from '../ulid.js'
 import { defaultTitle, extensionOf, uploadAnswer } from './file-views.js'
 import { receiveFile } from './receive-file.js'
-import { verifiedExpiry } from './signed-upload-url.js'
+import { existingFolder, folderBeforeBody, gone, openRegistration, refuseDeclaredLength, uploadTooLarge } from './upload-checks.js'
 import { parseFolderId } from './upload-options.js'
-import type { Registration } from './upload-store.js'
-
-function gone (code: string, description: string): EmulatorError {
-  return new EmulatorError(410, code, description, { userMessage: 'This upload link is no longer valid. Please start the upload again.' })
-}
-
-type UploadRequest = FastifyRequest<{ Params: { ulid: string } }>
-
-function openRegistration (context: EmulatorContext, request: UploadRequest, query: URLSearchParams): Registration {
-  const { ulid } = request.params
-  const expires = ulidPattern.test(ulid) ? verifiedExpiry(ulid, query, context.settings.signingKey) : undefined
-  if (expires === undefined) {
-    throw new EmulatorError(403, 'invalid_signature', 'The upload URL is not genuine (its signature does not match).', { userMessage: 'This upload link is invalid.' })
-  }
-  const registration = context.uploads.registration(ulid)
-  if (Date.now() >= Math.min(expires * 1000, registration?.expiresAt ?? Infinity)) throw gone('upload_expired', 'The upload URL has expired.')
-  if (registration === undefined) throw notFound('The upload registration is unknown.')
-  if (registration.finished) throw gone('upload_finished', 'The upload was finished; register a new one for more files.')
-  return registration
-}
 
 /** Registered in a scope that leaves the body unread (http/body-parsers.ts, acceptStream). */
 export function directUploadRoute (app: FastifyInstance, context: EmulatorContext): void {
   app.post<{ Params: { ulid: string } }>('/upload/:ulid', { onRequest: faultHook(context.faults, 'upload_direct') }, async (request, reply) => {
     const query = searchParamsOf(request)
-    const registration = openRegistration(context, request, query)
+    const registration = openRegistration(context, request.params.ulid, query)
     const { options } = registration
-    const queryFolder = query.get('folder_id')
-    const folderFromQuery = queryFolder === null ? undefined : parseFolderId(queryFolder)
+    const folderFromUrl = folderBeforeBody(context, registration, query)
+    refuseDeclaredLength(request, registration)
 
     let reservedFile = false
     let reservedBytes = 0
@@ -62,7 +42,7 @@ export function directUploadRoute (app: FastifyInstance, context: EmulatorContex
         },
         onBytes: (bytes) => {
           if (options.maxSize !== undefined && registration.committedBytes + registration.reservedBytes + bytes > options.maxSize) {
-            throw new EmulatorError(413, 'upload_too_large', `The files of this upload may total at most ${options.maxSize} bytes.`, { userMessage: 'The files are too large in total.' })
+            throw uploadTooLarge(options.maxSize)
           }
           registration.reservedBytes += bytes
           reservedBytes += bytes
@@ -70,7 +50,8 @@ export function directUploadRoute (app: FastifyInstance, context: EmulatorContex
       })
       let folderId: number
       try {
-        folderId = fields.folder_id !== undefined && fields.folder_id !== '' ? parseFolderId(fields.folder_id) : folderFromQuery ?? registration.folderId
+        // Checked again: the folder may have been deleted while the file was arriving.
+        folderId = existingFolder(context, registration.userName, fields.folder_id !== undefined && fields.folder_id !== '' ? parseFolderId(fields.folder_id) : folderFromUrl)
         if (fields.title !== undefined && fields.title.length > 500) throw badRequest('title must be at most 500 characters.')
         if (registration.finished) throw gone('upload_finished', 'The upload was finished while this file was arriving.')
       } catch (error) {

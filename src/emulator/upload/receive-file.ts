@@ -11,6 +11,7 @@ import type { Readable } from 'node:stream'
 import { Busboy, type BusboyInstance } from '@fastify/busboy'
 import { EmulatorError, badRequest } from '../http/emulator-error.js'
 import { mediaTypeOf } from '../http/requests.js'
+import { fileTooLarge } from './upload-checks.js'
 import type { ReceivedFile } from './upload-store.js'
 
 export interface FileRules {
@@ -130,7 +131,7 @@ async function writeFile (stream: Readable, filename: string, mimeType: string, 
       if (signal.aborted) throw signal.reason
       size += chunk.length
       if (rules.maxFileSize !== undefined && size > rules.maxFileSize) {
-        throw new EmulatorError(413, 'file_too_large', `The file is larger than the allowed ${rules.maxFileSize} bytes.`, { userMessage: 'The file is too large.' })
+        throw fileTooLarge(rules.maxFileSize)
       }
       rules.onBytes?.(chunk.length)
       hash.update(chunk)

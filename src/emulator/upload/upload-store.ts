@@ -55,8 +55,11 @@ export interface UploadStore {
   discard: (received: ReceivedFile) => Promise<void>
   files: () => StoredFile[]
   file: (fileId: number) => StoredFile | undefined
-  /** Folder ids a user has put something in, or registered uploads for. */
-  foldersOf: (userName: string) => Set<number>
+  /** A user's files in one folder, in upload (= id) order; costs what the folder holds. */
+  filesIn: (userName: string, folderId: number) => StoredFile[]
+  countIn: (userName: string, folderId: number) => number
+  /** Forgets the file and deletes its contents from disk. */
+  remove: (file: StoredFile) => Promise<void>
   /** What forgetting old registrations has cost so far. */
   work: () => ExpiringMapWork
 }
@@ -71,6 +74,9 @@ export async function createUploadStore (dataDir: string, now: () => number = Da
   await mkdir(filesDir, { recursive: true })
   const registrations = createExpiringMap<string, Registration>({ sweepEveryMs: 60 * 1000, now })
   const files = new Map<number, StoredFile>()
+  // Files by owner and folder, so a folder listing never walks every user's files.
+  const byFolder = new Map<string, Map<number, StoredFile>>()
+  const folderKey = (userName: string, folderId: number): string => `${userName}/${folderId}`
   let nextFileId = 1001
 
   return {
@@ -109,6 +115,8 @@ export async function createUploadStore (dataDir: string, now: () => number = Da
         uploadedAt: now()
       }
       files.set(fileId, stored)
+      const key = folderKey(stored.userName, stored.folderId)
+      byFolder.set(key, (byFolder.get(key) ?? new Map<number, StoredFile>()).set(fileId, stored))
       return stored
     },
     async discard (received) {
@@ -120,11 +128,19 @@ export async function createUploadStore (dataDir: string, now: () => number = Da
     file (fileId) {
       return files.get(fileId)
     },
-    foldersOf (userName) {
-      const folders = new Set<number>([0])
-      for (const file of files.values()) if (file.userName === userName) folders.add(file.folderId)
-      for (const registration of registrations.values()) if (registration.userName === userName) folders.add(registration.folderId)
-      return folders
+    filesIn (userName, folderId) {
+      return [...byFolder.get(folderKey(userName, folderId))?.values() ?? []]
+    },
+    countIn (userName, folderId) {
+      return byFolder.get(folderKey(userName, folderId))?.size ?? 0
+    },
+    async remove (file) {
+      files.delete(file.fileId)
+      const key = folderKey(file.userName, file.folderId)
+      const folder = byFolder.get(key)
+      folder?.delete(file.fileId)
+      if (folder?.size === 0) byFolder.delete(key)
+      await rm(file.path, { force: true })
     },
     work: () => registrations.work()
   }
