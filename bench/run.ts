@@ -1,15 +1,17 @@
-// npm run bench [-- --quick] [-- --profile]: every benchmark of media-bff in one run, on
-// loopback, driven from code. Prints the results as markdown and writes them to
-// bench/results.md. See bench/README.md for what is measured and how.
+// npm run bench [-- --quick] [-- --profile] [-- --only register,relay]: every benchmark of
+// media-bff in one run (or the named ones), on loopback, driven from code. Prints the results as
+// markdown and, when every scenario ran, writes them to bench/results.md. See bench/README.md for
+// what is measured and how.
 import { readFile, writeFile } from 'node:fs/promises'
 import { loadavg } from 'node:os'
-import { planFrom } from './lib/plan.js'
+import { planFrom, type ScenarioName } from './lib/plan.js'
 import { startBffStack, type BffStack } from './lib/stack.js'
-import { startBenchRedis } from './lib/redis.js'
+import { startBenchRedis, type BenchRedis } from './lib/redis.js'
 import { writtenProfiles } from './lib/profiling.js'
 import { topSelfTime } from './lib/profile-top.js'
 import { renderResults, type Results } from './lib/report.js'
 import { registerScenario } from './scenarios/register.js'
+import { relayScenario } from './scenarios/relay.js'
 import { sessionScenario } from './scenarios/session.js'
 import { stampedeScenario } from './scenarios/stampede.js'
 import { idleMemoryScenario, redisMemoryScenario } from './scenarios/memory.js'
@@ -22,6 +24,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 const plan = planFrom(process.argv.slice(2))
 const started = performance.now()
 const results: Results = { plan, startedAt: new Date(), seconds: 0, loadBefore: loadavg(), sessions: [], stampedes: [], profiles: [] }
+const wants = (...names: ScenarioName[]): boolean => names.some((name) => plan.only.has(name))
 const step = (what: string): void => { console.log(`[${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${what}`) }
 
 const REDIS_PREFIX = 'bench:'
@@ -29,43 +32,60 @@ const REDIS_PREFIX = 'bench:'
 // semi-spaces), so its growth under the sign-in burst, which a busy server has long since done
 // and which is no per-session cost, does not land in the RSS figure.
 const IDLE_MEMORY_FLAGS = ['--expose-gc', '--min-semi-space-size=16', '--max-semi-space-size=16']
-const redis = await startBenchRedis()
+// Only what the chosen scenarios need is started.
+const needsMemory = wants('session', 'register', 'relay', 'cpu', 'stampede')
+const needsRedis = wants('session', 'redis-memory', 'stampede')
+const redis: BenchRedis | undefined = needsRedis ? await startBenchRedis() : undefined
+const none = Promise.resolve(undefined)
 // Started together while nothing is measured (start-up is mostly loading code); each stack then
 // idles until its turn. The idle-memory one is its own: the first ends up holding thousands of
 // remembered registrations, which would blur a per-session figure.
 const stacks = await Promise.allSettled([
-  startBffStack(),
-  startBffStack({ REDIS_URL: redis.url, REDIS_KEY_PREFIX: REDIS_PREFIX }).then(async (stack) => {
-    // The second instance of the two-instance stampede.
-    await stack.addInstance()
-    return stack
-  }),
-  startBffStack({}, {}, { nodeFlags: IDLE_MEMORY_FLAGS })
+  needsMemory ? startBffStack() : none,
+  redis === undefined
+    ? none
+    : startBffStack({ REDIS_URL: redis.url, REDIS_KEY_PREFIX: REDIS_PREFIX }).then(async (stack) => {
+      // The second instance of the two-instance stampede.
+      if (wants('stampede')) await stack.addInstance()
+      return stack
+    }),
+  wants('idle-memory') ? startBffStack({}, {}, { nodeFlags: IDLE_MEMORY_FLAGS }) : none
 ])
 try {
-  const [memory, onRedis, idle] = stacks.map((started) => {
-    if (started.status === 'rejected') throw started.reason
-    return started.value
-  }) as [BffStack, BffStack, BffStack]
+  const [memoryStack, redisStack, idleStack] = stacks.map((outcome) => {
+    if (outcome.status === 'rejected') throw outcome.reason
+    return outcome.value
+  })
+  const running = (stack: BffStack | undefined): BffStack => {
+    if (stack === undefined) throw new Error('a scenario needs a stack that was not started')
+    return stack
+  }
+  const memory = (): BffStack => running(memoryStack)
+  const onRedis = (): BffStack => running(redisStack)
 
-  step('in-memory store: GET /auth/session, POST /uploads/register, CPU per registration')
-  results.sessions.push(await sessionScenario(memory, 'memory', plan))
-  results.register = await registerScenario(memory, plan)
-  results.cpu = await cpuScenario(memory, plan)
+  if (wants('session', 'register', 'relay', 'cpu')) step('in-memory store: GET /auth/session, POST /uploads/register, relayed GET /api/folders/0/contents, CPU per registration')
+  if (wants('session')) results.sessions.push(await sessionScenario(memory(), 'memory', plan))
+  if (wants('register')) results.register = await registerScenario(memory(), plan)
+  if (wants('relay')) results.relay = await relayScenario(memory(), plan)
+  if (wants('cpu')) results.cpu = await cpuScenario(memory(), plan)
 
-  step('Redis store: GET /auth/session, bytes per session and grant')
-  results.sessions.push(await sessionScenario(onRedis, 'redis', plan))
-  results.redisMemory = await redisMemoryScenario(onRedis, redis, REDIS_PREFIX, plan.redisSessions)
+  if (wants('session', 'redis-memory')) step('Redis store: GET /auth/session, bytes per session and grant')
+  if (wants('session')) results.sessions.push(await sessionScenario(onRedis(), 'redis', plan))
+  if (wants('redis-memory') && redis !== undefined) results.redisMemory = await redisMemoryScenario(onRedis(), redis, REDIS_PREFIX, plan.redisSessions)
 
-  step(`refresh stampedes of ${plan.stampede.join(' and ')} requests, one instance, then two over Redis`)
-  results.stampedes.push(...await stampedeScenario(memory, plan.stampede, 1))
-  results.stampedes.push(...await stampedeScenario(onRedis, plan.stampede, 2))
+  if (wants('stampede')) {
+    step(`refresh stampedes of ${plan.stampede.join(' and ')} requests, one instance, then two over Redis`)
+    results.stampedes.push(...await stampedeScenario(memory(), plan.stampede, 1))
+    results.stampedes.push(...await stampedeScenario(onRedis(), plan.stampede, 2))
+  }
 
-  step(`RSS of ${plan.idleSessions} idle in-memory sessions`)
-  results.idleMemory = await idleMemoryScenario(idle, plan.idleSessions)
+  if (wants('idle-memory')) {
+    step(`RSS of ${plan.idleSessions} idle in-memory sessions`)
+    results.idleMemory = await idleMemoryScenario(running(idleStack), plan.idleSessions)
+  }
 } finally {
-  for (const started of stacks) if (started.status === 'fulfilled') await started.value.stop()
-  await redis.stop()
+  for (const outcome of stacks) if (outcome.status === 'fulfilled') await outcome.value?.stop()
+  await redis?.stop()
 }
 
 for (const profile of writtenProfiles) {
@@ -74,6 +94,11 @@ for (const profile of writtenProfiles) {
 results.seconds = (performance.now() - started) / 1000
 const analysis = await readFile(new URL('./analysis.md', import.meta.url), 'utf8').catch(() => undefined)
 const markdown = renderResults(results, analysis)
-await writeFile(new URL('./results.md', import.meta.url), markdown)
-step('done; written to bench/results.md')
+if (plan.partial) {
+  // Some scenarios left out: results.md keeps the last complete run.
+  step(`done (${[...plan.only].join(', ')} only; bench/results.md left as it is)`)
+} else {
+  await writeFile(new URL('./results.md', import.meta.url), markdown)
+  step('done; written to bench/results.md')
+}
 console.log(`\n${markdown}`)

@@ -1,7 +1,17 @@
 // How much each scenario measures: the full run (a few minutes) or --quick (under a minute:
-// shorter runs, one round, smaller N, no 1 000-request stampede, no 10 000 sessions).
+// shorter runs, one round, smaller N, no 1 000-request stampede, no 10 000 sessions), and which
+// scenarios run (--only register,relay: those alone; the report then is printed, not written).
+
+/** Scenario names for --only, in the order run.ts runs them. */
+export const SCENARIOS = ['session', 'register', 'relay', 'cpu', 'redis-memory', 'stampede', 'idle-memory'] as const
+export type ScenarioName = typeof SCENARIOS[number]
+
 export interface Plan {
   quick: boolean
+  /** The scenarios to run: all of them unless --only names some. */
+  only: ReadonlySet<ScenarioName>
+  /** True when --only left some scenario out: results.md is then left as it is. */
+  partial: boolean
   /** Write CPU profiles of media-bff's measured windows to bench/profiles/. */
   profile: boolean
   register: { connections: number[], seconds: number, rounds: number }
@@ -12,25 +22,49 @@ export interface Plan {
   /** Sessions signed in on Redis for the bytes-per-key figures. */
   redisSessions: number
   cpuRegistrations: number
+  /** GET /api/folders/0/contents: media-bff, the bare hop and the emulator directly. */
+  relay: { connections: number, seconds: number, rounds: number, files: number }
+}
+
+/** --only a,b or --only=a,b; unknown names are an error, so a typo does not run nothing. */
+function onlyFrom (argv: string[]): ScenarioName[] {
+  const names: string[] = []
+  argv.forEach((arg, i) => {
+    if (arg === '--only') names.push(...(argv[i + 1] ?? '').split(','))
+    else if (arg.startsWith('--only=')) names.push(...arg.slice('--only='.length).split(','))
+  })
+  const wanted = names.map((name) => name.trim()).filter((name) => name !== '')
+  for (const name of wanted) {
+    if (!(SCENARIOS as readonly string[]).includes(name)) throw new Error(`--only: unknown scenario ${name}; known: ${SCENARIOS.join(', ')}`)
+  }
+  return wanted as ScenarioName[]
 }
 
 export function planFrom (argv: string[]): Plan {
   const quick = argv.includes('--quick')
   const profile = argv.includes('--profile')
+  const named = onlyFrom(argv)
+  const only = new Set<ScenarioName>(named.length === 0 ? SCENARIOS : named)
+  const partial = only.size < SCENARIOS.length
   if (quick) {
     return {
       quick,
+      only,
+      partial,
       profile,
       register: { connections: [1, 10, 100], seconds: 1.5, rounds: 1 },
       session: { connections: 10, seconds: 1.5, rounds: 1 },
       stampede: [100],
       idleSessions: 500,
       redisSessions: 50,
-      cpuRegistrations: 1000
+      cpuRegistrations: 1000,
+      relay: { connections: 10, seconds: 1.5, rounds: 1, files: 20 }
     }
   }
   return {
     quick,
+    only,
+    partial,
     profile,
     // Short runs, more rounds: the emulator's cost per registration grows with the registrations
     // it holds (see analysis.md), so no run lets it hold more than a couple of thousand.
@@ -39,6 +73,7 @@ export function planFrom (argv: string[]): Plan {
     stampede: [100, 1000],
     idleSessions: 10_000,
     redisSessions: 200,
-    cpuRegistrations: 5000
+    cpuRegistrations: 5000,
+    relay: { connections: 10, seconds: 3, rounds: 3, files: 20 }
   }
 }

@@ -3,11 +3,14 @@
 import { cpus, loadavg, platform, release } from 'node:os'
 import type { Plan } from './plan.js'
 import type { RegisterRow } from '../scenarios/register.js'
+import type { RelayResult } from '../scenarios/relay.js'
 import type { SessionRow } from '../scenarios/session.js'
 import type { StampedeResult } from '../scenarios/stampede.js'
 import type { IdleMemoryResult, RedisMemoryResult } from '../scenarios/memory.js'
 import type { CpuResult } from '../scenarios/cpu.js'
 import type { SelfTime } from './profile-top.js'
+import type { LoadResult } from './load.js'
+import { FLOOR_TARGETS, HOP_TARGETS, TARGET_CONNECTIONS } from './targets.js'
 
 export interface Results {
   plan: Plan
@@ -15,6 +18,7 @@ export interface Results {
   seconds: number
   loadBefore: number[]
   register?: RegisterRow[]
+  relay?: RelayResult
   sessions: SessionRow[]
   stampedes: StampedeResult[]
   idleMemory?: IdleMemoryResult
@@ -23,22 +27,41 @@ export interface Results {
   profiles: Array<{ name: string, file: string, top: SelfTime[] }>
 }
 
-const TARGET_CONNECTIONS = 10
 const ms = (value: number): string => Number.isFinite(value) ? `${value.toFixed(value < 10 ? 2 : 1)} ms` : 'n/a'
 const rps = (value: number): string => `${Math.round(value)}/s`
 const ratio = (value: number): string => Number.isFinite(value) ? value.toFixed(2) : 'n/a'
 const bytes = (value: number): string => `${Math.round(value)} B`
 const us = (value: number | undefined): string => value !== undefined && Number.isFinite(value) ? `${Math.round(value)} µs` : 'n/a'
 const verdict = (ok: boolean): string => ok ? 'PASS' : '**MISS**'
+/** media-bff's CPU per request over the reference's: the first watched process of each. */
+const cpuRatio = (bff: LoadResult, reference: LoadResult): number => (bff.cpuUs[0] ?? Number.NaN) / (reference.cpuUs[0] ?? Number.NaN)
 
 function targetRows (r: Results): string[][] {
   const rows: string[][] = []
   const reg = r.register?.find((row) => row.connections === TARGET_CONNECTIONS)
   if (reg !== undefined) {
-    const share = reg.bff.rps / reg.floor.rps
-    const added = reg.bff.p50 - reg.floor.p50
-    rows.push(['register throughput vs floor, 10 connections', '>= 0.85', `${ratio(share)} (${rps(reg.bff.rps)} vs ${rps(reg.floor.rps)})`, verdict(share >= 0.85)])
-    rows.push(['register p50 added to floor, 10 connections', '<= 1 ms', `${ms(added)} (${ms(reg.bff.p50)} vs ${ms(reg.floor.p50)})`, verdict(added <= 1)])
+    const share = reg.bff.rps / reg.hop.rps
+    const added = reg.bff.p50 - reg.hop.p50
+    const cpu = cpuRatio(reg.bff, reg.hop)
+    rows.push([`register throughput vs bare hop, ${TARGET_CONNECTIONS} connections`, `>= ${HOP_TARGETS.registerShare}`, `${ratio(share)} (${rps(reg.bff.rps)} vs ${rps(reg.hop.rps)})`, verdict(share >= HOP_TARGETS.registerShare)])
+    rows.push([`register p50 added to bare hop, ${TARGET_CONNECTIONS} connections`, `<= ${HOP_TARGETS.registerAddedP50Ms} ms`, `${ms(added)} (${ms(reg.bff.p50)} vs ${ms(reg.hop.p50)})`, verdict(added <= HOP_TARGETS.registerAddedP50Ms)])
+    rows.push([`register CPU/req, media-bff over bare hop, ${TARGET_CONNECTIONS} connections`, `<= ${HOP_TARGETS.cpuPerRequestRatio}x`, `${ratio(cpu)}x (${us(reg.bff.cpuUs[0])} vs ${us(reg.hop.cpuUs[0])})`, verdict(cpu <= HOP_TARGETS.cpuPerRequestRatio)])
+    const floorShare = reg.bff.rps / reg.floor.rps
+    rows.push([`register throughput vs emulator directly (floor), ${TARGET_CONNECTIONS} connections`, `(was >= ${FLOOR_TARGETS.registerShare})`, `${ratio(floorShare)} (${rps(reg.bff.rps)} vs ${rps(reg.floor.rps)})`, 'info'])
+    rows.push([`register p50 added to floor, ${TARGET_CONNECTIONS} connections`, `(was <= ${FLOOR_TARGETS.registerAddedP50Ms} ms)`, `${ms(reg.bff.p50 - reg.floor.p50)} (${ms(reg.bff.p50)} vs ${ms(reg.floor.p50)})`, 'info'])
+  }
+  const relay = r.relay
+  if (relay !== undefined) {
+    const name = `relayed GET /api/folders/0/contents vs bare hop, ${relay.connections} connections`
+    if (relay.bff === undefined) {
+      rows.push([name, `>= ${HOP_TARGETS.relayShare}`, relay.missing ?? 'not measured', '**relay route missing**'])
+    } else {
+      const share = relay.bff.rps / relay.hop.rps
+      const cpu = cpuRatio(relay.bff, relay.hop)
+      rows.push([name, `>= ${HOP_TARGETS.relayShare}`, `${ratio(share)} (${rps(relay.bff.rps)} vs ${rps(relay.hop.rps)}; p50 added ${ms(relay.bff.p50 - relay.hop.p50)})`, verdict(share >= HOP_TARGETS.relayShare)])
+      rows.push([`relay CPU/req, media-bff over bare hop, ${relay.connections} connections`, `<= ${HOP_TARGETS.cpuPerRequestRatio}x`, `${ratio(cpu)}x (${us(relay.bff.cpuUs[0])} vs ${us(relay.hop.cpuUs[0])})`, verdict(cpu <= HOP_TARGETS.cpuPerRequestRatio)])
+      rows.push([`relay throughput vs emulator directly (floor), ${relay.connections} connections`, '(no target)', `${ratio(relay.bff.rps / relay.direct.rps)} (${rps(relay.bff.rps)} vs ${rps(relay.direct.rps)})`, 'info'])
+    }
   }
   for (const row of r.sessions) {
     const need = row.store === 'memory' ? 0.7 : 0.5
@@ -80,15 +103,35 @@ export function renderResults (r: Results, analysis: string | undefined): string
   out.push(table(['measure', 'target', 'measured', 'result'], targetRows(r)), '')
 
   if (r.register !== undefined) {
-    out.push('## POST /uploads/register: media-bff vs the emulator directly (floor)', '')
-    out.push(table(['connections', 'floor req/s', 'media-bff req/s', 'ratio', 'floor p50', 'media-bff p50', 'added p50', 'floor p99', 'media-bff p99', 'CPU/req: emulator (floor)', 'CPU/req: media-bff + emulator', 'failed'],
+    out.push('## POST /uploads/register: media-bff vs a bare Fastify+undici hop (the reference) and the emulator directly (floor)', '')
+    out.push(table(['connections', 'hop req/s', 'media-bff req/s', 'ratio to hop', 'hop p50', 'media-bff p50', 'added p50', 'hop p99', 'media-bff p99', 'CPU/req: hop + emulator', 'CPU/req: media-bff + emulator', 'CPU ratio', 'failed'],
+      r.register.map((row) => [String(row.connections), rps(row.hop.rps), rps(row.bff.rps), ratio(row.bff.rps / row.hop.rps),
+        ms(row.hop.p50), ms(row.bff.p50), ms(row.bff.p50 - row.hop.p50), ms(row.hop.p99), ms(row.bff.p99),
+        `${us(row.hop.cpuUs[0])} + ${us(row.hop.cpuUs[1])}`, `${us(row.bff.cpuUs[0])} + ${us(row.bff.cpuUs[1])}`, `${ratio(cpuRatio(row.bff, row.hop))}x`, String(row.hop.failed + row.bff.failed)])), '')
+    out.push(table(['connections', 'floor req/s', 'media-bff req/s', 'ratio to floor', 'floor p50', 'added p50', 'floor p99', 'CPU/req: emulator (floor)', 'failed'],
       r.register.map((row) => [String(row.connections), rps(row.floor.rps), rps(row.bff.rps), ratio(row.bff.rps / row.floor.rps),
-        ms(row.floor.p50), ms(row.bff.p50), ms(row.bff.p50 - row.floor.p50), ms(row.floor.p99), ms(row.bff.p99),
-        us(row.floor.cpuUs[0]), `${us(row.bff.cpuUs[0])} + ${us(row.bff.cpuUs[1])}`, String(row.floor.failed + row.bff.failed)])), '')
-    out.push(`Median of ${r.plan.register.rounds} round(s); media-bff runs ${r.plan.register.seconds} s, the floor then sends the same number of registrations; the emulator is emptied before each run. ` +
-      'The floor uses the bearer access token media-bff obtained at sign-in (read from `/__emulator/tokens`). ' +
+        ms(row.floor.p50), ms(row.bff.p50 - row.floor.p50), ms(row.floor.p99), us(row.floor.cpuUs[0]), String(row.floor.failed)])), '')
+    out.push(`Median of ${r.plan.register.rounds} round(s). media-bff and the hop take turns at going first for ${r.plan.register.seconds} s; the others then send the same number of registrations; the emulator is emptied (and signed in to once) before each run. ` +
+      'The hop (`bench/lib/bare-hop-child.ts`) receives the same request as media-bff, ignores the cookie, and sends the same url-encoded registration with undici and a fixed Bearer token, returning the JSON: the least any proxy does. ' +
+      'The floor sends that registration straight to the emulator. Both use the bearer access token media-bff obtained at sign-in (read from `/__emulator/tokens`). ' +
       'CPU/req: user + system time of each server process per successful registration; with every process on the same cores, throughput is roughly cores / total CPU per request. ' +
-      'The emulator\'s CPU per registration grows with the registrations it holds (see Analysis): where its CPU/req is well above ~0.3 ms, the floor is inflated and the ratio flattered.', '')
+      'The emulator\'s CPU per registration grows with the registrations it holds (see Analysis): where its CPU/req is well above ~0.3 ms, the references are inflated and the ratios flattered.', '')
+  }
+  const relay = r.relay
+  if (relay !== undefined) {
+    out.push('## GET /api/folders/0/contents: media-bff\'s relay vs the bare hop (the reference) and the emulator directly', '')
+    if (relay.missing !== undefined) out.push(`media-bff not measured: ${relay.missing}.`, '')
+    const line = (who: string, result: LoadResult | undefined, cpu: string): string[] => result === undefined
+      ? [who, 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a']
+      : [who, rps(result.rps), ratio(result.rps / relay.hop.rps), `${ms(result.p50)} / ${ms(result.p99)}`, ms(result.p50 - relay.hop.p50), cpu, String(result.failed)]
+    out.push(table(['server', 'req/s', 'ratio to hop', 'p50 / p99', 'p50 added to hop', 'CPU/req: server + emulator', 'failed'], [
+      line('media-bff', relay.bff, relay.bff === undefined ? '' : `${us(relay.bff.cpuUs[0])} + ${us(relay.bff.cpuUs[1])}`),
+      line('bare hop', relay.hop, `${us(relay.hop.cpuUs[0])} + ${us(relay.hop.cpuUs[1])}`),
+      line('emulator directly', relay.direct, us(relay.direct.cpuUs[0]))
+    ]), '')
+    out.push(`Median of ${r.plan.relay.rounds} round(s) of ${r.plan.relay.seconds} s each at ${relay.connections} connections, the three in turn. Alice's home folder holds ${relay.files} files: ` +
+      `the emulator's answer is ${bytes(relay.directBytes)}${relay.bffBytes === undefined ? '' : `, media-bff's ${bytes(relay.bffBytes)} (links rewritten to its own /api/)`}. ` +
+      'media-bff reads the session cookie, the grant and its token, checks the call against its allowlist and streams the answer through a JSON link rewriter; the hop sends the same GET with a fixed Bearer token and streams the answer back untouched.', '')
   }
   if (r.sessions.length > 0) {
     out.push('## GET /auth/session (signed in) vs a bare Fastify route returning the same JSON', '')

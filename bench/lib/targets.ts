@@ -1,7 +1,8 @@
-// The request each scenario fires, as autocannon options.
+// The request each scenario fires, as autocannon options, and the figures the report holds the
+// comparisons to.
 import type { LoadOptions } from './load.js'
 
-/** POST /uploads/register as the website's front-end sends it. */
+/** POST /uploads/register as the website's front-end sends it (to media-bff, or the same to the bare hop). */
 export const bffRegister = (bffUrl: string, cookie: string): LoadOptions => ({
   url: `${bffUrl}/uploads/register`,
   method: 'POST',
@@ -9,12 +10,15 @@ export const bffRegister = (bffUrl: string, cookie: string): LoadOptions => ({
   body: '{"folder_id":0}'
 })
 
-/** The registration media-bff makes, sent straight to the emulator: the floor. */
+/**
+ * The registration media-bff makes (registrationFields for {"folder_id":0}), sent straight to the
+ * emulator: the floor no proxy can reach.
+ */
 export const directRegister = (baseUrl: string, accessToken: string): LoadOptions => ({
   url: `${baseUrl}/api/upload/id`,
   method: 'POST',
   headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/x-www-form-urlencoded' },
-  body: 'folder_id=0&hide_response=1'
+  body: 'folder_id=0&hide_response=true'
 })
 
 export const sessionState = (url: string, cookie?: string): LoadOptions => ({
@@ -22,3 +26,42 @@ export const sessionState = (url: string, cookie?: string): LoadOptions => ({
   method: 'GET',
   headers: cookie === undefined ? {} : { cookie }
 })
+
+/**
+ * The relayed call as the website's front-end makes it: its session cookie, nothing else. The
+ * bare hop gets the same request and ignores the cookie (it holds its own token).
+ */
+export const bffFolderContents = (bffUrl: string, cookie: string): LoadOptions => ({
+  url: `${bffUrl}/api/folders/0/contents`,
+  method: 'GET',
+  headers: { cookie, accept: 'application/json' }
+})
+
+/** The same listing straight from the emulator with a Bearer access token. */
+export const directFolderContents = (baseUrl: string, accessToken: string): LoadOptions => ({
+  url: `${baseUrl}/api/folders/0/contents`,
+  method: 'GET',
+  headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' }
+})
+
+/** Connections of the figures held to targets. */
+export const TARGET_CONNECTIONS = 10
+
+/**
+ * media-bff against the bare Fastify+undici hop (lib/bare-hop-child.ts), same emulator, same run,
+ * TARGET_CONNECTIONS connections. The hop is the reference: it makes the same upstream call with
+ * nothing else, so what is left is media-bff's own cost.
+ */
+export const HOP_TARGETS = {
+  /** media-bff's register requests/s over the hop's: at least. */
+  registerShare: 0.8,
+  /** Milliseconds media-bff adds to the hop's register p50: at most. */
+  registerAddedP50Ms: 0.5,
+  /** media-bff's relayed GET /api/folders/0/contents requests/s over the hop's: at least. */
+  relayShare: 0.8,
+  /** media-bff's CPU per request over the hop's (its own process only): at most. */
+  cpuPerRequestRatio: 2
+} as const
+
+/** The former reference, kept for information: the emulator called directly. */
+export const FLOOR_TARGETS = { registerShare: 0.85, registerAddedP50Ms: 1 } as const

@@ -1,11 +1,16 @@
-// 1. POST /uploads/register through media-bff against the floor: the same registration sent
-// straight to the emulator with the access token media-bff holds (read from /__emulator/tokens).
+// 1. POST /uploads/register through media-bff against two references: the bare hop (the
+// reference: a bare Fastify server that forwards the same registration with undici and a fixed
+// Bearer token, lib/bare-hop-child.ts) and the floor (the same registration sent straight to the
+// emulator, which no proxy can reach). Both use the access token media-bff holds (read from
+// /__emulator/tokens).
 //
 // Fairness: the emulator's cost per registration grows with the registrations it holds, so each
-// run starts from an emptied emulator, and the floor run sends exactly as many registrations as
-// the media-bff run before it managed in its time, so both meet the emulator in the same state.
+// run starts from an emptied emulator with one fresh grant, and the run that goes first (media-bff
+// and the hop take turns) sets the count: the others send exactly as many registrations as it
+// managed in its time, so all three meet the emulator in the same states.
 import type { BffStack, EmulatorProcess } from '../lib/stack.js'
-import { runLoad, runLoadWatching, type LoadResult } from '../lib/load.js'
+import { startBareHop } from '../lib/stack.js'
+import { runLoad, runLoadWatching, type LoadOptions, type LoadResult } from '../lib/load.js'
 import { signedInCookie } from '../lib/sign-in.js'
 import { bffRegister, directRegister } from '../lib/targets.js'
 import { median } from '../lib/stats.js'
@@ -14,7 +19,11 @@ import type { Plan } from '../lib/plan.js'
 
 export interface RegisterRow {
   connections: number
+  /** The emulator directly. CPU watched: [emulator]. */
   floor: LoadResult
+  /** The bare Fastify+undici hop. CPU watched: [hop, emulator]. */
+  hop: LoadResult
+  /** CPU watched: [media-bff, emulator]. */
   bff: LoadResult
 }
 
@@ -27,31 +36,57 @@ export async function aliceAccessToken (emulator: EmulatorProcess): Promise<stri
 
 export async function registerScenario (stack: BffStack, plan: Plan): Promise<RegisterRow[]> {
   const { seconds, rounds } = plan.register
-  // Warm-up: JIT, connection pools and store maps of both processes.
+  // Warm-up: JIT, connection pools and store maps of every process.
   await stack.restartEmulator()
-  await runLoad({ ...bffRegister(stack.bff.url, await signedInCookie(stack.bff.url)), connections: 10, duration: 1 })
+  const warmCookie = await signedInCookie(stack.bff.url)
+  const hop = await startBareHop(stack.emulator, await aliceAccessToken(stack.emulator))
+  try {
+    await runLoad({ ...bffRegister(stack.bff.url, warmCookie), connections: 10, duration: 1 })
+    // The hop gets the very same request (cookie included), and ignores what it does not need.
+    await runLoad({ ...bffRegister(hop.url, warmCookie), connections: 10, duration: 1 })
 
-  const rows: RegisterRow[] = []
-  for (const connections of plan.register.connections) {
-    const floors: LoadResult[] = []
-    const bffs: LoadResult[] = []
-    for (let round = 0; round < rounds; round++) {
+    // An emptied emulator holding one grant (the sign-in), as media-bff's run meets it.
+    const freshGrant = async (): Promise<{ cookie: string, token: string }> => {
       await stack.restartEmulator()
       const cookie = await signedInCookie(stack.bff.url)
-      // CPU watched: [media-bff, emulator].
-      const bff = await profiled(plan.profile && round === 0, stack.bff.child, `register-c${connections}`, async () =>
-        await runLoadWatching({ ...bffRegister(stack.bff.url, cookie), connections, duration: seconds }, [stack.bff.child, stack.emulator.child]))
-      bffs.push(bff)
-
-      await stack.restartEmulator()
-      // The sign-in keeps the emulator's state identical to the media-bff run's (one grant).
-      await signedInCookie(stack.bff.url)
       const token = await aliceAccessToken(stack.emulator)
-      floors.push(await runLoadWatching({ ...directRegister(stack.emulator.baseUrl, token), connections, amount: Math.max(bff.ok, connections) }, [stack.emulator.child]))
+      await hop.setToken(token)
+      return { cookie, token }
     }
-    rows.push({ connections, floor: medianResult(floors), bff: medianResult(bffs) })
+
+    const rows: RegisterRow[] = []
+    for (const connections of plan.register.connections) {
+      const floors: LoadResult[] = []
+      const hops: LoadResult[] = []
+      const bffs: LoadResult[] = []
+      for (let round = 0; round < rounds; round++) {
+        // `limit`: a duration for the run that goes first, then the count it managed.
+        const runBff = async (limit: Pick<LoadOptions, 'duration' | 'amount'>): Promise<LoadResult> => {
+          const { cookie } = await freshGrant()
+          const result = await profiled(plan.profile && round === 0, stack.bff.child, `register-c${connections}`, async () =>
+            await runLoadWatching({ ...bffRegister(stack.bff.url, cookie), connections, ...limit }, [stack.bff.child, stack.emulator.child]))
+          bffs.push(result)
+          return result
+        }
+        const runHop = async (limit: Pick<LoadOptions, 'duration' | 'amount'>): Promise<LoadResult> => {
+          const { cookie } = await freshGrant()
+          const result = await runLoadWatching({ ...bffRegister(hop.url, cookie), connections, ...limit }, [hop.child, stack.emulator.child])
+          hops.push(result)
+          return result
+        }
+        const first = round % 2 === 0 ? await runBff({ duration: seconds }) : await runHop({ duration: seconds })
+        const amount = Math.max(first.ok, connections)
+        if (round % 2 === 0) await runHop({ amount })
+        else await runBff({ amount })
+        const { token } = await freshGrant()
+        floors.push(await runLoadWatching({ ...directRegister(stack.emulator.baseUrl, token), connections, amount }, [stack.emulator.child]))
+      }
+      rows.push({ connections, floor: medianResult(floors), hop: medianResult(hops), bff: medianResult(bffs) })
+    }
+    return rows
+  } finally {
+    await hop.child.stop()
   }
-  return rows
 }
 
 /** Field-wise median over rounds (noise on a shared machine comes in bursts). */

@@ -1,0 +1,125 @@
+// 2. GET /api/folders/0/contents, the relay: media-bff (session cookie → the user's token →
+// {tenant}/api/folders/0/contents, links in the answer rewritten to media-bff's /api/) against the
+// bare Fastify+undici hop (the same upstream call with a fixed Bearer token, the answer streamed
+// back untouched: the reference) and the emulator called directly with a Bearer token (the
+// floor). Alice's home folder holds `plan.relay.files` small files first, so the answer is a
+// listing of a few kilobytes with a link per file, not an empty object.
+//
+// A GET changes nothing at the emulator, so all three runs last the same time; their order turns
+// round by round. Until media-bff has the relay (routes/api.ts), its 404 is reported as "relay
+// route missing" and the hop and the floor are still measured.
+import { request } from 'undici'
+import type { BffStack, EmulatorProcess } from '../lib/stack.js'
+import { startBareHop } from '../lib/stack.js'
+import { runLoad, runLoadWatching, type LoadOptions, type LoadResult } from '../lib/load.js'
+import { signedInCookie } from '../lib/sign-in.js'
+import { bffFolderContents, directFolderContents } from '../lib/targets.js'
+import { profiled } from '../lib/profiling.js'
+import type { Plan } from '../lib/plan.js'
+import { aliceAccessToken, medianResult } from './register.js'
+
+export interface RelayResult {
+  connections: number
+  files: number
+  /** Answer sizes in bytes: media-bff's (links rewritten), the emulator's (the hop's is the same). */
+  bffBytes?: number
+  directBytes: number
+  /** Why media-bff was not measured, when it was not (e.g. "relay route missing"). */
+  missing?: string
+  /** CPU watched: [media-bff, emulator]. */
+  bff?: LoadResult
+  /** CPU watched: [hop, emulator]. */
+  hop: LoadResult
+  /** CPU watched: [emulator]. */
+  direct: LoadResult
+}
+
+interface Probe { status: number, text: string }
+
+async function probe (options: LoadOptions): Promise<Probe> {
+  const answer = await request(options.url, { method: 'GET', headers: options.headers })
+  return { status: answer.statusCode, text: await answer.body.text() }
+}
+
+/** The listing's files, or an error naming who answered what. */
+function filesOf (who: string, answer: Probe): unknown[] {
+  if (answer.status !== 200) throw new Error(`${who} answered GET /api/folders/0/contents with ${answer.status}: ${answer.text.slice(0, 300)}`)
+  const files = (JSON.parse(answer.text) as { files?: unknown }).files
+  if (!Array.isArray(files)) throw new Error(`${who}'s folder listing has no files array: ${answer.text.slice(0, 300)}`)
+  return files
+}
+
+/** Uploads `count` small files into alice's home folder (single-call upload, her private token). */
+export async function seedFiles (emulator: EmulatorProcess, count: number): Promise<void> {
+  const alice = emulator.users.find((user) => user.name === 'alice')
+  if (alice === undefined) throw new Error('the emulator has no user alice')
+  for (let i = 0; i < count; i++) {
+    const form = new FormData()
+    form.set('folder_id', '0')
+    form.set('title', `Bench clip ${i + 1}`)
+    form.set('file', new Blob([`bench file ${i + 1}\n`.repeat(8)], { type: 'video/mp4' }), `bench-clip-${i + 1}.mp4`)
+    const answer = await fetch(`${emulator.baseUrl}/api/upload/file`, { method: 'POST', headers: { authorization: `Private-Token ${alice.privateToken}` }, body: form })
+    if (!answer.ok) throw new Error(`seeding a file answered ${answer.status}: ${await answer.text()}`)
+  }
+}
+
+export async function relayScenario (stack: BffStack, plan: Plan): Promise<RelayResult> {
+  const { connections, seconds, rounds, files } = plan.relay
+  // An emptied emulator (the register runs leave thousands of registrations in it, and its
+  // listing walks them all), one grant, the seeded folder.
+  await stack.restartEmulator()
+  const cookie = await signedInCookie(stack.bff.url)
+  const token = await aliceAccessToken(stack.emulator)
+  await seedFiles(stack.emulator, files)
+
+  const bffTarget = { ...bffFolderContents(stack.bff.url, cookie), connections }
+  const directTarget = { ...directFolderContents(stack.emulator.baseUrl, token), connections }
+  const direct = await probe(directTarget)
+  const listed = filesOf('the emulator', direct).length
+  if (listed !== files) throw new Error(`the emulator lists ${listed} files in alice's home folder, not ${files}`)
+  const fromBff = await probe(bffTarget)
+  let missing: string | undefined
+  if (fromBff.status === 404) {
+    missing = `relay route missing (media-bff answered 404: ${fromBff.text.slice(0, 120)})`
+  } else if (filesOf('media-bff', fromBff).length !== files) {
+    throw new Error(`media-bff's relayed listing has ${filesOf('media-bff', fromBff).length} files, the emulator's ${files}`)
+  }
+
+  const hop = await startBareHop(stack.emulator, token)
+  try {
+    // The same request as media-bff's, cookie included; the hop ignores it.
+    const hopTarget = { ...bffFolderContents(hop.url, cookie), connections }
+    if (filesOf('the bare hop', await probe(hopTarget)).length !== files) throw new Error('the bare hop\'s listing differs from the emulator\'s')
+    // Warm-up: JIT and connection pools.
+    if (missing === undefined) await runLoad({ ...bffTarget, duration: 1 })
+    await runLoad({ ...hopTarget, duration: 1 })
+    await runLoad({ ...directTarget, duration: 1 })
+
+    const bffs: LoadResult[] = []
+    const hops: LoadResult[] = []
+    const directs: LoadResult[] = []
+    for (let round = 0; round < rounds; round++) {
+      const runs: Array<() => Promise<void>> = [
+        async () => { hops.push(await runLoadWatching({ ...hopTarget, duration: seconds }, [hop.child, stack.emulator.child])) },
+        async () => { directs.push(await runLoadWatching({ ...directTarget, duration: seconds }, [stack.emulator.child])) }
+      ]
+      if (missing === undefined) {
+        runs.unshift(async () => {
+          bffs.push(await profiled(plan.profile && round === 0, stack.bff.child, 'relay-folder-contents', async () =>
+            await runLoadWatching({ ...bffTarget, duration: seconds }, [stack.bff.child, stack.emulator.child])))
+        })
+      }
+      // Each side takes its turn at going first.
+      for (let i = 0; i < runs.length; i++) await (runs[(round + i) % runs.length] as () => Promise<void>)()
+    }
+    const result: RelayResult = { connections, files, directBytes: Buffer.byteLength(direct.text), hop: medianResult(hops), direct: medianResult(directs) }
+    if (missing !== undefined) result.missing = missing
+    else {
+      result.bff = medianResult(bffs)
+      result.bffBytes = Buffer.byteLength(fromBff.text)
+    }
+    return result
+  } finally {
+    await hop.child.stop()
+  }
+}
