@@ -12,6 +12,7 @@ import { topSelfTime } from './lib/profile-top.js'
 import { renderResults, type Results } from './lib/report.js'
 import { registerScenario } from './scenarios/register.js'
 import { relayScenario } from './scenarios/relay.js'
+import { redisTripsScenario } from './scenarios/redis-trips.js'
 import { sessionScenario } from './scenarios/session.js'
 import { stampedeScenario } from './scenarios/stampede.js'
 import { idleMemoryScenario, redisMemoryScenario } from './scenarios/memory.js'
@@ -34,7 +35,7 @@ const REDIS_PREFIX = 'bench:'
 const IDLE_MEMORY_FLAGS = ['--expose-gc', '--min-semi-space-size=16', '--max-semi-space-size=16']
 // Only what the chosen scenarios need is started.
 const needsMemory = wants('session', 'register', 'relay', 'cpu', 'stampede')
-const needsRedis = wants('session', 'redis-memory', 'stampede')
+const needsRedis = wants('session', 'redis-memory', 'redis-trips', 'stampede')
 const redis: BenchRedis | undefined = needsRedis ? await startBenchRedis() : undefined
 const none = Promise.resolve(undefined)
 // Started together while nothing is measured (start-up is mostly loading code); each stack then
@@ -69,9 +70,10 @@ try {
   if (wants('relay')) results.relay = await relayScenario(memory(), plan)
   if (wants('cpu')) results.cpu = await cpuScenario(memory(), plan)
 
-  if (wants('session', 'redis-memory')) step('Redis store: GET /auth/session, bytes per session and grant')
+  if (wants('session', 'redis-memory', 'redis-trips')) step('Redis store: GET /auth/session, bytes per session and grant, commands per request')
   if (wants('session')) results.sessions.push(await sessionScenario(onRedis(), 'redis', plan))
   if (wants('redis-memory') && redis !== undefined) results.redisMemory = await redisMemoryScenario(onRedis(), redis, REDIS_PREFIX, plan.redisSessions)
+  if (wants('redis-trips') && redis !== undefined) results.redisTrips = await redisTripsScenario(onRedis(), redis, plan.redisTripRequests)
 
   if (wants('stampede')) {
     step(`refresh stampedes of ${plan.stampede.join(' and ')} requests, one instance, then two over Redis`)

@@ -3,7 +3,7 @@
 // scenarios run (--only register,relay: those alone; the report then is printed, not written).
 
 /** Scenario names for --only, in the order run.ts runs them. */
-export const SCENARIOS = ['session', 'register', 'relay', 'cpu', 'redis-memory', 'stampede', 'idle-memory'] as const
+export const SCENARIOS = ['session', 'register', 'relay', 'cpu', 'redis-memory', 'redis-trips', 'stampede', 'idle-memory'] as const
 export type ScenarioName = typeof SCENARIOS[number]
 
 export interface Plan {
@@ -24,6 +24,8 @@ export interface Plan {
   cpuRegistrations: number
   /** GET /api/folders/0/contents: media-bff, the bare hop and the emulator directly. */
   relay: { connections: number, seconds: number, rounds: number, files: number }
+  /** Requests per kind whose Redis commands are counted (INFO commandstats). */
+  redisTripRequests: number
 }
 
 /** --only a,b or --only=a,b; unknown names are an error, so a typo does not run nothing. */
@@ -58,7 +60,8 @@ export function planFrom (argv: string[]): Plan {
       idleSessions: 500,
       redisSessions: 50,
       cpuRegistrations: 1000,
-      relay: { connections: 10, seconds: 1.5, rounds: 1, files: 20 }
+      relay: { connections: 10, seconds: 1.5, rounds: 1, files: 20 },
+      redisTripRequests: 200
     }
   }
   return {
@@ -74,6 +77,7 @@ export function planFrom (argv: string[]): Plan {
     idleSessions: 10_000,
     redisSessions: 200,
     cpuRegistrations: 5000,
-    relay: { connections: 10, seconds: 3, rounds: 3, files: 20 }
+    relay: { connections: 10, seconds: 3, rounds: 3, files: 20 },
+    redisTripRequests: 1000
   }
 }

@@ -4,6 +4,7 @@ import { cpus, loadavg, platform, release } from 'node:os'
 import type { Plan } from './plan.js'
 import type { RegisterRow } from '../scenarios/register.js'
 import type { RelayResult } from '../scenarios/relay.js'
+import type { RedisTripsRow } from '../scenarios/redis-trips.js'
 import type { SessionRow } from '../scenarios/session.js'
 import type { StampedeResult } from '../scenarios/stampede.js'
 import type { IdleMemoryResult, RedisMemoryResult } from '../scenarios/memory.js'
@@ -19,6 +20,7 @@ export interface Results {
   loadBefore: number[]
   register?: RegisterRow[]
   relay?: RelayResult
+  redisTrips?: RedisTripsRow[]
   sessions: SessionRow[]
   stampedes: StampedeResult[]
   idleMemory?: IdleMemoryResult
@@ -161,6 +163,15 @@ export function renderResults (r: Results, analysis: string | undefined): string
       rows.push(['Redis: used_memory growth per sign-in', bytes(red.usedMemoryPerSignIn), 'keys plus the server\'s own bookkeeping'])
     }
     out.push(table(['measure', 'bytes', 'how'], rows), '')
+  }
+  if (r.redisTrips !== undefined) {
+    out.push('## Redis round trips per request (Redis store)', '')
+    out.push(table(['call', 'requests', 'round trips per request', 'commands run in scripts', 'by command'], r.redisTrips.map((row) => [
+      row.call, String(row.requests), row.missing ?? row.trips.toFixed(2), row.missing === undefined ? row.inScripts.toFixed(2) : '',
+      row.perRequest.map((c) => `${c.command} ${c.calls.toFixed(2)}`).join(', ')
+    ])), '')
+    out.push(`Every command Redis received (MONITOR) while ${r.plan.redisTripRequests} requests ran at 10 connections after a warm-up, divided by the successful requests. ` +
+      'Each command media-bff sent counts as a round trip (it uses no pipeline or MULTI today; one that did would be over-counted here); commands a Lua script runs inside Redis, such as the rate limit\'s, are marked (lua) and cost no trip.', '')
   }
   if (r.cpu !== undefined) {
     out.push('## CPU time per 1 000 registrations', '')

@@ -1,0 +1,86 @@
+// 7. Redis commands per request with the Redis store, seen through MONITOR while a fixed number of
+// POST /uploads/register and of relayed GET /api/folders/0/contents run, divided by the successful
+// requests. Commands media-bff sends itself are the round trips (each is one: media-bff uses no
+// pipeline or MULTI today; if it starts to, this over-counts); commands a Lua script runs inside Redis (MONITOR's "lua" source) are counted
+// apart: they cost Redis work but no trip.
+import { request } from 'undici'
+import type { BffStack } from '../lib/stack.js'
+import type { BenchRedis } from '../lib/redis.js'
+import { runLoad, type LoadOptions } from '../lib/load.js'
+import { signedInCookie } from '../lib/sign-in.js'
+import { bffFolderContents, bffRegister } from '../lib/targets.js'
+
+export interface RedisTripsRow {
+  call: string
+  requests: number
+  /** Commands media-bff sent per successful request: its round trips. */
+  trips: number
+  /** Commands run inside scripts per successful request. */
+  inScripts: number
+  /** Per successful request, by command (lower case; "(lua)" for those run in scripts), largest first. */
+  perRequest: Array<{ command: string, calls: number }>
+  /** Set when the call could not be measured (e.g. the relay route is missing). */
+  missing?: string
+}
+
+const CONNECTIONS = 10
+
+async function countCommands (redis: BenchRedis, call: string, target: LoadOptions, requests: number): Promise<RedisTripsRow> {
+  const monitor = await redis.client.monitor()
+  const marker = `bench-trips-${call}`
+  const counts = new Map<string, number>()
+  let trips = 0
+  let inScripts = 0
+  let seenMarker: () => void = () => {}
+  const ended = new Promise<void>((resolve) => { seenMarker = resolve })
+  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    const command = (args[0] ?? '').toLowerCase()
+    if (command === 'echo' && args[1] === marker) {
+      seenMarker()
+      return
+    }
+    const lua = source === 'lua'
+    if (lua) inScripts++
+    else trips++
+    const key = lua ? `${command} (lua)` : command
+    counts.set(key, (counts.get(key) ?? 0) + 1)
+  })
+  try {
+    const result = await runLoad({ ...target, connections: CONNECTIONS, amount: requests })
+    if (result.failed > 0) throw new Error(`${call}: ${result.failed} of ${requests} requests failed while counting Redis commands`)
+    // MONITOR reports asynchronously: everything before the marker has been seen once it is.
+    await redis.client.echo(marker)
+    await ended
+    const per = (n: number): number => n / Math.max(1, result.ok)
+    return {
+      call,
+      requests: result.ok,
+      trips: per(trips),
+      inScripts: per(inScripts),
+      perRequest: [...counts].map(([command, calls]) => ({ command, calls: per(calls) })).sort((a, b) => b.calls - a.calls)
+    }
+  } finally {
+    monitor.disconnect()
+  }
+}
+
+/** `stack` must run on `redis` (REDIS_URL); nothing else may use that Redis meanwhile. */
+export async function redisTripsScenario (stack: BffStack, redis: BenchRedis, requests: number): Promise<RedisTripsRow[]> {
+  await stack.restartEmulator()
+  const cookie = await signedInCookie(stack.bff.url)
+  const register = bffRegister(stack.bff.url, cookie)
+  const relay = bffFolderContents(stack.bff.url, cookie)
+  // Warm-up: the grant and session are read once at least, memos and pools filled.
+  await runLoad({ ...register, connections: CONNECTIONS, amount: 50 })
+  const rows = [await countCommands(redis, 'POST /uploads/register', register, requests)]
+  const relayed = await request(relay.url, { headers: relay.headers })
+  await relayed.body.dump()
+  if (relayed.statusCode === 404) {
+    rows.push({ call: 'GET /api/folders/0/contents (relayed)', requests: 0, trips: Number.NaN, inScripts: Number.NaN, perRequest: [], missing: 'relay route missing' })
+  } else {
+    if (relayed.statusCode !== 200) throw new Error(`media-bff answered the relayed GET /api/folders/0/contents with ${relayed.statusCode}`)
+    await runLoad({ ...relay, connections: CONNECTIONS, amount: 50 })
+    rows.push(await countCommands(redis, 'GET /api/folders/0/contents (relayed)', relay, requests))
+  }
+  return rows
+}
