@@ -2,6 +2,7 @@
 // emulator that behaves oddly later.
 import { randomBytes } from 'node:crypto'
 import { buildFixtureUsers, defaultUserInputs, type FixtureUser, type FixtureUserInput } from './fixture-users.js'
+import { defaultLinger, type LingerLimits } from './upload/lingering-close.js'
 
 export interface EmulatorOptions {
   /** Interface both servers listen on. Default 127.0.0.1. */
@@ -35,6 +36,11 @@ export interface EmulatorOptions {
   publicApiOrigin?: string
   /** Origin announced for uploads when it is reached through another name. */
   publicUploadOrigin?: string
+  /**
+   * How long (ms) and how much (bytes) the upload host keeps reading a body it refused before
+   * closing (upload/lingering-close.ts). Default 5000 ms, 16 MiB; tests shorten them.
+   */
+  lingeringClose?: Partial<LingerLimits>
 }
 
 /** The settings a running emulator works from; the runtime-changeable ones are mutable. */
@@ -56,6 +62,7 @@ export interface EmulatorSettings {
   signingKey: string
   publicApiOrigin: string | undefined
   publicUploadOrigin: string | undefined
+  lingeringClose: LingerLimits
 }
 
 export const defaults = {
@@ -124,8 +131,11 @@ export function resolveOptions (options: EmulatorOptions = {}): EmulatorSettings
     authorizationCodeTtl: seconds('authorizationCodeTtl', options.authorizationCodeTtl, defaults.authorizationCodeTtl),
     signingKey: options.signingKey ?? randomBytes(32).toString('base64url'),
     publicApiOrigin: origin('publicApiOrigin', options.publicApiOrigin),
-    publicUploadOrigin: origin('publicUploadOrigin', options.publicUploadOrigin)
+    publicUploadOrigin: origin('publicUploadOrigin', options.publicUploadOrigin),
+    lingeringClose: { ...defaultLinger, ...options.lingeringClose }
   }
+  const { ms, bytes } = settings.lingeringClose
+  if (!Number.isSafeInteger(ms) || ms < 1 || !Number.isSafeInteger(bytes) || bytes < 1) problems.push('lingeringClose.ms and lingeringClose.bytes must be positive integers')
   if (typeof settings.rotateRefreshTokens !== 'boolean') problems.push('rotateRefreshTokens must be a boolean')
   if (settings.signingKey.length < 16) problems.push('signingKey must be at least 16 characters')
   if (problems.length > 0) throw new TypeError(`Invalid emulator options:\n  - ${problems.join('\n  - ')}`)

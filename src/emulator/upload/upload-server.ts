@@ -3,9 +3,11 @@
 import type { FastifyInstance } from 'fastify'
 import type { EmulatorContext } from '../context.js'
 import { acceptStream } from '../http/body-parsers.js'
+import { hasBody } from '../http/requests.js'
 import { createEmulatorServer } from '../http/server.js'
 import { answerPreflight, applyCorsHeaders } from './cors.js'
 import { directUploadRoute } from './direct-upload-route.js'
+import { lingerAfterAnswer } from './lingering-close.js'
 
 export function buildUploadServer (context: EmulatorContext): FastifyInstance {
   const app = createEmulatorServer(() => context.listening)
@@ -13,6 +15,15 @@ export function buildUploadServer (context: EmulatorContext): FastifyInstance {
   app.addHook('onRequest', (request, reply, done) => {
     applyCorsHeaders(request, reply, context.settings.corsOrigins)
     done()
+  })
+  // An answer sent while the body is still arriving (a refusal, a fault) closes the connection,
+  // but only after the client has had time to stop sending, so a browser gets to read it.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!request.raw.complete && hasBody(request)) {
+      reply.header('connection', 'close')
+      lingerAfterAnswer(request.raw, context.settings.lingeringClose)
+    }
+    done(null, payload)
   })
   app.register(async (scope) => {
     acceptStream(scope)
