@@ -1,43 +1,70 @@
-// The media-bff demo page: sign in through media-bff, then upload files straight from the
-// browser to the media service's upload host. Bundled by plugins/demo-site.ts and served as
-// /demo.js; it uses only media-bff-client.ts, the module website authors copy.
+// The media-bff demo page: sign in through media-bff, pick a folder of your media library,
+// upload files straight from the browser to the media service's upload host, and share them.
+// Bundled by `npm run build:demo` and served as /demo.js by plugins/demo-site.ts; it uses only
+// media-bff-client.ts, the module website authors copy. Permissions are asked for before the
+// person starts (the session says what is granted, user/info what the account could grant).
 //
 // Stable hooks for tests and for anyone restyling the page:
 //   body[data-session]        loading | signed-in | signed-out | error
+//   body[data-folder-id]      the open folder once its contents are shown (also ?folder= in the address)
 //   #sign-in, #sign-in-panel  links to /auth/login?return_to=<this page> (navigations)
 //   #sign-out                 button: POST /auth/logout
 //   #user-name, #user-email   who is signed in
 //   #scope-list > li.chip[data-scope]   granted scopes
 //   #notice[data-kind][data-code], #notice-text   the message area; data-code is the error code
-//                             (insufficient_scope, scope_not_granted, access_denied, ...) or a
-//                             page event (upload_granted, upload_done, signed_out)
-//   #grant-upload             inside #notice for insufficient_scope only: goes to reauthorize_url
+//                             (insufficient_scope, scope_not_granted, upstream_refused, ...) or a page
+//                             event (upload_granted, manage_granted, share_granted, upload_done,
+//                             folder_created, folder_not_found, signed_out)
+//   #notice-grant             inside #notice for insufficient_scope: goes to reauthorize_url
 //   #notice-sign-in           inside #notice for login_required / reauth_required
-//   #upload-panel, #upload-form, #folder-id, #upload-title, #file-input, #drop-zone,
-//   #chosen-files > [data-testid=chosen-file][data-file-name], #upload-button, #clear-files
-//   #progress-list > [data-testid=upload-item][data-file-name][data-state=uploading|done|failed]
+//   #library-panel: #breadcrumbs button.crumb[data-folder-id], span[aria-current=page][data-folder-id],
+//     #folder-list button[data-testid=folder][data-folder-id][data-folder-name], #target-folder-name,
+//     #new-folder (manage granted) or #grant-manage (may be granted), #new-folder-form,
+//     #new-folder-name, #create-folder, #cancel-new-folder
+//   #upload-panel[data-upload=granted|grantable|denied]: #allow-uploads, #upload-unavailable,
+//     #upload-form, #upload-title, #file-input, #drop-zone,
+//     #chosen-files > [data-testid=chosen-file][data-file-name], #upload-button, #clear-files,
+//     #progress-list > [data-testid=upload-item][data-file-name][data-state=uploading|done|failed]
 //                             each with progress[data-testid=upload-progress] (value and
 //                             data-progress 0–100) and [data-testid=upload-status]
-//   #results-panel, #result-list > [data-testid=stored-file][data-filename]
-import { createMediaBffClient, MediaBffError, type Session, type SignedInSession } from './media-bff-client.js'
+//   #files-panel: #file-list > [data-testid=folder-file][data-file-id][data-title][data-filename][data-fresh]
+//     each with [data-testid=file-meta], [data-testid=share-file] (a button, or a link with
+//     data-grant=share to the consent page) and [data-testid=share-box] holding
+//     input[data-testid=share-link-url], button[data-testid=copy-share-link][data-copied]
+import { createMediaBffClient, MediaBffError, type FolderContents, type Session } from './media-bff-client.js'
+import { accessTo, type Access } from './demo/access.js'
 import { takeAuthError } from './demo/auth-errors.js'
+import { renderCapabilities, renderCheckingCapabilities, renderFolderName } from './demo/capabilities.js'
 import { byId } from './demo/dom.js'
-import { explainMissingUploadRight, showFailure } from './demo/failures.js'
+import { explainMissingRight, showFailure, type FailureContext } from './demo/failures.js'
+import { clearFileList, renderFileList, type ListedFile } from './demo/file-list.js'
 import { createFilePicker } from './demo/file-picker.js'
-import { rememberGrantAttempt, takeGrantAttempt } from './demo/grant-attempt.js'
+import { createFolderBrowser } from './demo/folder-browser.js'
+import { rememberGrantAttempt, takeGrantAttempt, type GrantAttempt } from './demo/grant-attempt.js'
+import { setUpNewFolderForm } from './demo/new-folder.js'
 import { hideNotice, showNotice } from './demo/notice.js'
+import { folderFromUrl, pagePath } from './demo/page-url.js'
 import { renderSession } from './demo/session-view.js'
-import { addProgressRow, clearProgress, hideResults, renderResults, uploadButtonLabel } from './demo/upload-view.js'
+import { makeShareLink } from './demo/share-link.js'
+import { uploadBatch } from './demo/upload-flow.js'
+import { clearProgress, uploadButtonLabel } from './demo/upload-view.js'
 
 const bff = createMediaBffClient()
 const form = byId('upload-form', HTMLFormElement)
-const folderInput = byId('folder-id', HTMLInputElement)
 const titleInput = byId('upload-title', HTMLInputElement)
 const uploadButton = byId('upload-button', HTMLButtonElement)
 const clearButton = byId('clear-files', HTMLButtonElement)
 const signOutButton = byId('sign-out', HTMLButtonElement)
 
 let session: Session | undefined
+/** Scopes the account is entitled to (user/info); undefined until read, or when it cannot be. */
+let entitled: string[] | undefined
+let accessKnown = false
+const declined = new Set<string>()
+let contents: FolderContents | undefined
+let listed = new Map<number, ListedFile>()
+let fresh = new Set<number>()
+let shownFolderId: number | undefined
 let busy = false
 
 const picker = createFilePicker((files) => {
@@ -46,29 +73,92 @@ const picker = createFilePicker((files) => {
   clearButton.hidden = files.length === 0
 })
 
-/** Sign-in comes back to this very page (path and query, without a stale auth_error). */
+/** Sign-in comes back to this very page and folder (without a stale auth_error). */
 function loginUrl (): string {
-  return bff.loginUrl({ returnTo: `${window.location.pathname}${window.location.search}` })
+  return bff.loginUrl({ returnTo: pagePath() })
+}
+
+/** media-bff's incremental consent: the scopes granted so far plus this one, back to this folder. */
+function consentUrl (scope: string): string {
+  return bff.loginUrl({ returnTo: pagePath(), scope })
 }
 
 function account (): string | undefined {
   return session?.authenticated === true ? session.user.email ?? session.user.name ?? undefined : undefined
 }
 
+function access (scope: string): Access {
+  if (session?.authenticated !== true) return 'denied'
+  return accessTo(scope, { granted: session.scopes, entitled, declined })
+}
+
+function failureContext (doing: string, attempt?: Omit<GrantAttempt, 'scopes'>): FailureContext {
+  return {
+    doing,
+    loginUrl: loginUrl(),
+    account: account(),
+    onNoRight: (scopes) => {
+      for (const scope of scopes) declined.add(scope)
+      renderAccess()
+    },
+    ...(attempt === undefined ? {} : { beforeGrant: (scopes: string[]) => { rememberGrantAttempt({ ...attempt, scopes }) } })
+  }
+}
+
+const browser = createFolderBrowser({
+  bff,
+  onShown: (folder, shown) => {
+    // "new" marks what was just uploaded here; elsewhere it means nothing.
+    if (shownFolderId !== folder.id) fresh = new Set()
+    shownFolderId = folder.id
+    contents = shown
+    document.body.dataset.folderId = String(folder.id)
+    renderFolderName(folder.name)
+    renderAccess()
+  },
+  onFailed: (error) => { showFailure(error, failureContext('folder listing')) },
+  onMissing: (id) => {
+    showNotice({ kind: 'warning', code: 'folder_not_found', text: `Folder ${id} does not exist (any more), so your home folder is shown instead.` })
+  }
+})
+
+const newFolder = setUpNewFolderForm(bff, browser, (error) => {
+  showFailure(error, failureContext('new folder', { action: 'new-folder' }))
+})
+
+/** The actions each scope allows, the consent links (they return to the open folder), the files. */
+function renderAccess (): void {
+  if (session?.authenticated !== true || !accessKnown) return
+  const capabilities = { upload: access('upload'), manage: access('manage'), share: access('share') }
+  byId('upload-panel', HTMLElement).dataset.upload = capabilities.upload
+  renderCapabilities(capabilities, { account: account(), consentUrl })
+  listed = renderFileList(contents?.files ?? [], {
+    share: capabilities.share,
+    shareConsentUrl: consentUrl('share'),
+    fresh,
+    onShare: (file) => { share(file).catch(() => undefined) },
+    onAskShare: (fileId) => { rememberGrantAttempt({ scopes: ['share'], action: 'share', fileId }) }
+  })
+}
+
+async function share (file: ListedFile): Promise<void> {
+  try {
+    await makeShareLink(bff, file)
+  } catch (error) {
+    showFailure(error, failureContext('share link', { action: 'share', fileId: file.id }))
+  }
+}
+
 function setBusy (value: boolean): void {
   busy = value
   form.setAttribute('aria-busy', String(value))
-  folderInput.disabled = value
   titleInput.disabled = value
   clearButton.disabled = value
   picker.setDisabled(value)
+  browser.setDisabled(value)
+  newFolder.setDisabled(value)
   uploadButton.disabled = value || picker.files().length === 0
   uploadButton.textContent = value ? 'Uploading…' : uploadButtonLabel(picker.files().length)
-}
-
-function readFolderId (): number | undefined {
-  const value = folderInput.value.trim()
-  return /^\d{1,10}$/.test(value) && Number(value) <= 2_147_483_647 ? Number(value) : undefined
 }
 
 async function refreshSession (): Promise<void> {
@@ -81,90 +171,86 @@ async function refreshSession (): Promise<void> {
   renderSession(session, loginUrl())
 }
 
+/** What the account could grant; undefined (ask once, explain on return) when unreadable. */
+async function readEntitlements (): Promise<string[] | undefined> {
+  try {
+    const info = await bff.userInfo()
+    return Array.isArray(info.scopes) ? info.scopes.filter((scope) => typeof scope === 'string') : undefined
+  } catch (error) {
+    if (error instanceof MediaBffError && error.needsSignIn) showFailure(error, failureContext('permission check'))
+    return undefined
+  }
+}
+
 async function uploadChosenFiles (): Promise<void> {
   const files = picker.files()
-  const folderId = readFolderId()
-  if (folderId === undefined) {
-    showNotice({ kind: 'error', code: 'invalid_folder_id', text: 'The folder id must be a whole number, 0 or more (0 is your home folder).' })
-    folderInput.setAttribute('aria-invalid', 'true')
-    folderInput.focus()
-    return
-  }
-  folderInput.removeAttribute('aria-invalid')
   if (files.length === 0) return
+  const folder = browser.current()
   const title = titleInput.value.trim()
-  const failureContext = {
-    doing: 'upload',
-    loginUrl: loginUrl(),
-    account: account(),
-    beforeGrant: (scopes: string[]) => { rememberGrantAttempt({ scopes, folderId: String(folderId), title }) }
-  }
-
   hideNotice()
-  hideResults()
   clearProgress()
   setBusy(true)
   try {
-    // One registration for the whole batch; autofinish off, or the service could close the
-    // upload after the first file while the others are still on their way.
-    const registration = await bff.registerUpload({ folderId, options: { autofinish: false } })
-    const rows = files.map(addProgressRow)
-    const outcomes = await Promise.allSettled(files.map(async (file, index) => {
-      await bff.uploadFile(registration, file, { title, onProgress: rows[index]?.progress })
-    }))
-    const failures: string[] = []
-    outcomes.forEach((outcome, index) => {
-      if (outcome.status === 'fulfilled') {
-        rows[index]?.succeed()
-      } else {
-        const message = outcome.reason instanceof Error ? outcome.reason.message : 'The upload failed.'
-        rows[index]?.fail(message)
-        failures.push(message)
+    const stored = await uploadBatch(bff, { files, folderId: folder.id, folderName: folder.name, title })
+    if (stored !== undefined) {
+      picker.clear()
+      if (browser.current().id === folder.id) {
+        fresh = new Set(stored)
+        await browser.refresh()
       }
-    })
-    if (failures.length === files.length) {
-      showNotice({ kind: 'error', code: 'upload_failed', text: `No file was uploaded. ${failures[0] ?? ''}`.trim() })
-      return
     }
-    const finished = await bff.finishUpload(registration)
-    renderResults(finished.files)
-    picker.clear()
-    const stored = files.length - failures.length
-    showNotice(failures.length === 0
-      ? { kind: 'success', code: 'upload_done', text: stored === 1 ? 'Your file is in the media service.' : `All ${stored} files are in the media service.` }
-      : { kind: 'warning', code: 'upload_partial', text: `${stored} of ${files.length} files uploaded; the failed ones are marked below.` })
   } catch (error) {
-    showFailure(error, failureContext)
+    showFailure(error, failureContext('upload', { action: 'upload', title }))
     if (error instanceof MediaBffError && error.needsSignIn) await refreshSession()
   } finally {
     setBusy(false)
   }
 }
 
-/** Back from the consent page after "Grant upload permission": did the permission come back? */
-function reportGrantAttempt (signedIn: SignedInSession): void {
-  const attempt = takeGrantAttempt()
-  if (attempt === undefined) return
-  folderInput.value = attempt.folderId
-  titleInput.value = attempt.title
-  const missing = attempt.scopes.filter((scope) => !signedIn.scopes.includes(scope))
-  if (missing.length === 0) {
-    showNotice({ kind: 'success', code: 'upload_granted', text: 'Upload permission granted. Choose your files again to upload them.' })
-  } else {
-    // The media service only grants what the account is entitled to; asking again cannot help.
-    explainMissingUploadRight(account())
+/** Back from the consent page: did the permission come back? Then carry on with what was asked. */
+async function continueAfterConsent (attempt: GrantAttempt): Promise<void> {
+  if (session?.authenticated !== true) return
+  const granted = session.scopes
+  const missing = attempt.scopes.filter((scope) => !granted.includes(scope))
+  if (attempt.action === 'upload' && attempt.title !== undefined) titleInput.value = attempt.title
+  if (missing.length > 0) {
+    // The media service grants only what the account has; asking again cannot help.
+    for (const scope of missing) declined.add(scope)
+    renderAccess()
+    explainMissingRight(missing, account())
+    return
+  }
+  switch (attempt.action) {
+    case 'upload':
+      showNotice({ kind: 'success', code: 'upload_granted', text: `Uploads allowed. Choose files to upload to ${browser.current().name}.` })
+      return
+    case 'new-folder':
+      showNotice({ kind: 'success', code: 'manage_granted', text: `You may now create folders. Name the new folder to create in ${browser.current().name}.` })
+      newFolder.open()
+      return
+    case 'share': {
+      const file = attempt.fileId === undefined ? undefined : listed.get(attempt.fileId)
+      showNotice({ kind: 'success', code: 'share_granted', text: file === undefined ? 'Sharing allowed. Choose "Share link" on a file.' : `Sharing allowed. Here is the link for ${file.title}.` })
+      if (file !== undefined) await share(file)
+    }
   }
 }
 
 async function start (): Promise<void> {
   const authError = takeAuthError()
   await refreshSession()
+  // A cancelled consent drops what was being attempted; the message says nothing changed.
+  const attempt = takeGrantAttempt()
   if (authError !== undefined) {
-    takeGrantAttempt()
     showNotice({ kind: authError.code === 'access_denied' ? 'info' : 'error', code: authError.code, text: authError.message })
-  } else if (session?.authenticated === true) {
-    reportGrantAttempt(session)
   }
+  if (session?.authenticated !== true) return
+  renderCheckingCapabilities()
+  const [scopes] = await Promise.all([readEntitlements(), browser.open(folderFromUrl())])
+  entitled = scopes
+  accessKnown = true
+  renderAccess()
+  if (attempt !== undefined && authError === undefined) await continueAfterConsent(attempt)
 }
 
 form.addEventListener('submit', (event) => {
@@ -172,13 +258,25 @@ form.addEventListener('submit', (event) => {
   if (!busy) uploadChosenFiles().catch((error: unknown) => { showFailure(error, { doing: 'upload', loginUrl: loginUrl() }) })
 })
 clearButton.addEventListener('click', () => { picker.clear() })
+byId('allow-uploads', HTMLAnchorElement).addEventListener('click', () => {
+  rememberGrantAttempt({ scopes: ['upload'], action: 'upload', title: titleInput.value.trim() })
+})
+byId('grant-manage', HTMLAnchorElement).addEventListener('click', () => {
+  rememberGrantAttempt({ scopes: ['manage'], action: 'new-folder' })
+})
 signOutButton.addEventListener('click', () => {
   signOutButton.disabled = true
   bff.logout()
     .then(async () => {
-      hideResults()
       clearProgress()
+      clearFileList()
       picker.clear()
+      newFolder.close()
+      entitled = undefined
+      accessKnown = false
+      declined.clear()
+      contents = undefined
+      shownFolderId = undefined
       await refreshSession()
       showNotice({ kind: 'info', code: 'signed_out', text: 'You are signed out of this site.' })
     })

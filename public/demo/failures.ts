@@ -2,6 +2,7 @@
 // scope codes matter most: insufficient_scope can be fixed by granting the permission (one
 // button), scope_not_granted cannot (the account lacks the right), so no button loops back.
 import { MediaBffError } from '../media-bff-client.js'
+import { missingRightText } from './access.js'
 import { showNotice, type NoticeAction } from './notice.js'
 
 export interface FailureContext {
@@ -9,18 +10,15 @@ export interface FailureContext {
   doing: string
   /** Runs before the browser leaves for the consent page. */
   beforeGrant?: (scopes: string[]) => void
+  /** The account lacks these scopes for good: stop offering them. */
+  onNoRight?: (scopes: string[]) => void
   /** Where to sign in again, coming back to this page. */
   loginUrl: string
-  account?: string
+  account?: string | undefined
 }
 
-export function explainMissingUploadRight (account: string | undefined): void {
-  const who = account === undefined || account === '' ? 'This account' : `This account (${account})`
-  showNotice({
-    kind: 'error',
-    code: 'scope_not_granted',
-    text: `${who} has no upload rights in the media service, so it cannot allow this site to upload. Ask an administrator of the media service for upload rights, or sign in with another account.`
-  })
+export function explainMissingRight (scopes: readonly string[], account: string | undefined): void {
+  showNotice({ kind: 'error', code: 'scope_not_granted', text: missingRightText(scopes, account) })
 }
 
 export function showFailure (error: unknown, context: FailureContext): void {
@@ -33,17 +31,18 @@ export function showFailure (error: unknown, context: FailureContext): void {
       const scopes = error.requiredScopes
       const action: NoticeAction | undefined = error.reauthorizeUrl === undefined
         ? undefined
-        : { id: 'grant-upload', label: 'Grant upload permission', href: error.reauthorizeUrl, onFollow: () => context.beforeGrant?.(scopes) }
+        : { id: 'notice-grant', label: `Allow ${scopes.join(', ') || 'it'}`, href: error.reauthorizeUrl, onFollow: () => context.beforeGrant?.(scopes) }
       showNotice({
         kind: 'warning',
         code: error.code,
-        text: `This ${context.doing} needs one more permission: ${scopes.join(', ') || 'upload'}. The media service will ask you to confirm it; afterwards, choose your files again.`,
+        text: `The ${context.doing} needs one more permission: ${scopes.join(', ') || 'unknown'}. The media service will ask you to confirm it and bring you back here.`,
         ...(action === undefined ? {} : { action })
       })
       return
     }
     case 'scope_not_granted':
-      explainMissingUploadRight(context.account)
+      context.onNoRight?.(error.requiredScopes)
+      explainMissingRight(error.requiredScopes, context.account)
       return
     case 'login_required':
     case 'reauth_required':

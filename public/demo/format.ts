@@ -19,3 +19,10 @@ export function percent (loaded: number, total: number): number {
   if (total <= 0) return 0
   return Math.min(100, Math.round((loaded / total) * 100))
 }
+
+/** A short badge for a file: its extension (at most four letters), or "file". */
+export function extensionOf (filename: string): string {
+  const dot = filename.lastIndexOf('.')
+  const extension = dot > 0 ? filename.slice(dot + 1, dot + 5) : ''
+  return extension === '' ? 'file' : extension.toLowerCase()
+}

@@ -1,20 +1,28 @@
 // Granting a scope is a round trip through the media service's consent page, which unloads this
-// page. What the user had typed is kept in sessionStorage (this tab only, no secrets) so the page
-// can restore it and tell, on return, whether the permission came back.
+// page. What the person was about to do is kept in sessionStorage (this tab only, no secrets), so
+// on return the page can tell whether the permission came back and carry on: open the new-folder
+// form, make the share link, or restore the upload title. The folder is in the address itself.
 
 const key = 'media-bff-demo:grant-attempt'
 
+export type GrantAction = 'upload' | 'new-folder' | 'share'
+
 export interface GrantAttempt {
   scopes: string[]
-  folderId: string
-  title: string
+  action: GrantAction
+  /** The file a share link was asked for. */
+  fileId?: number
+  /** The upload title typed so far. */
+  title?: string
 }
+
+const actions: readonly GrantAction[] = ['upload', 'new-folder', 'share']
 
 export function rememberGrantAttempt (attempt: GrantAttempt): void {
   try {
     window.sessionStorage.setItem(key, JSON.stringify(attempt))
   } catch {
-    // Storage can be disabled; the page then just cannot restore the form.
+    // Storage can be disabled; the page then just cannot carry on after the round trip.
   }
 }
 
@@ -25,10 +33,12 @@ export function takeGrantAttempt (): GrantAttempt | undefined {
     window.sessionStorage.removeItem(key)
     if (stored === null) return undefined
     const value = JSON.parse(stored) as Partial<GrantAttempt>
+    const action = actions.find((known) => known === value.action) ?? 'upload'
     return {
       scopes: Array.isArray(value.scopes) ? value.scopes.filter((scope) => typeof scope === 'string') : [],
-      folderId: typeof value.folderId === 'string' ? value.folderId : '0',
-      title: typeof value.title === 'string' ? value.title : ''
+      action,
+      ...(typeof value.fileId === 'number' && Number.isSafeInteger(value.fileId) && value.fileId >= 0 ? { fileId: value.fileId } : {}),
+      ...(typeof value.title === 'string' ? { title: value.title } : {})
     }
   } catch {
     return undefined

@@ -1,6 +1,7 @@
 // The header: who is signed in, the permissions (scopes) they granted as chips, and the sign-in
-// or sign-out button. body[data-session] says which state the page shows (loading, signed-in,
-// signed-out, error), for styles and for tests that wait on it.
+// or sign-out button; the library, upload and files panels only while signed in.
+// body[data-session] says which state the page shows (loading, signed-in, signed-out, error),
+// for styles and for tests that wait on it.
 import type { Session } from '../media-bff-client.js'
 import { byId, createElement } from './dom.js'
 
@@ -24,7 +25,7 @@ export function renderSession (session: Session | undefined, loginUrl: string): 
   signIn.hidden = signedIn
   byId('sign-in-panel', HTMLAnchorElement).href = loginUrl
   byId('signed-out-panel', HTMLElement).hidden = session === undefined || signedIn
-  byId('upload-panel', HTMLElement).hidden = !signedIn
+  for (const panel of ['library-panel', 'upload-panel', 'files-panel']) byId(panel, HTMLElement).hidden = !signedIn
   if (session?.authenticated !== true) return
 
   const name = session.user.name ?? session.user.email ?? 'Signed in'

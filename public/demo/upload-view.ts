@@ -1,6 +1,5 @@
-// The upload panel's lists: the files chosen so far, one progress row per file while it travels
-// to the media service, and the files the service reports as stored after finishing.
-import type { StoredFile } from '../media-bff-client.js'
+// The upload panel's lists: the files chosen so far, and one progress row per file while it
+// travels to the media service. What was stored shows in the folder's file list (file-list.ts).
 import { byId, createElement } from './dom.js'
 import { formatBytes, percent } from './format.js'
 
@@ -73,39 +72,4 @@ export function addProgressRow (file: File): ProgressRow {
       error.hidden = false
     }
   }
-}
-
-export function renderResults (files: readonly StoredFile[]): void {
-  const list = byId('result-list', HTMLUListElement)
-  list.replaceChildren(...files.map((file) => {
-    const filename = file.filename ?? ''
-    const meta = [
-      filename,
-      file.size === undefined ? undefined : formatBytes(file.size),
-      file.folder_id === undefined ? undefined : `folder ${file.folder_id}`,
-      file.file_id === undefined ? undefined : `id ${file.file_id}`
-    ].filter((part): part is string => part !== undefined && part !== '')
-    return createElement('li', {
-      className: 'result',
-      attributes: { 'data-testid': 'stored-file', 'data-filename': filename }
-    }, [
-      createElement('span', { className: 'result__badge', text: extensionOf(filename), attributes: { 'aria-hidden': 'true' } }),
-      createElement('div', { className: 'result__body' }, [
-        createElement('p', { className: 'result__title', text: file.title ?? (filename || 'Untitled') }),
-        createElement('p', { className: 'result__meta', text: meta.join(' · ') })
-      ])
-    ])
-  }))
-  byId('results-panel', HTMLElement).hidden = false
-}
-
-export function hideResults (): void {
-  byId('results-panel', HTMLElement).hidden = true
-  byId('result-list', HTMLUListElement).replaceChildren()
-}
-
-function extensionOf (filename: string): string {
-  const dot = filename.lastIndexOf('.')
-  const extension = dot > 0 ? filename.slice(dot + 1, dot + 5) : ''
-  return extension === '' ? 'file' : extension.toLowerCase()
 }

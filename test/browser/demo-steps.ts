@@ -42,11 +42,64 @@ export async function signInAs (page: Page, demoUrl: string, emulatorBaseUrl: st
   await waitForSession(page, 'signed-in')
 }
 
-export async function chooseFiles (page: Page, paths: string[], folderId: number, title = ''): Promise<void> {
-  await page.fill('#folder-id', String(folderId))
+/** Waits until the page has read what the account may do; returns the upload panel's state. */
+export async function waitForAccess (page: Page): Promise<string> {
+  const panel = await page.waitForSelector('#upload-panel[data-upload]')
+  return (await panel.getAttribute('data-upload')) ?? ''
+}
+
+/** Waits until the folder's contents are shown (the page marks the open folder on body). */
+export async function waitForFolder (page: Page, folderId: number): Promise<void> {
+  await page.waitForSelector(`body[data-folder-id="${folderId}"]`)
+}
+
+/** Clicks a subfolder of the open folder by name; returns its id once it is open. */
+export async function openFolder (page: Page, name: string): Promise<number> {
+  const button = page.locator('#folder-list [data-testid="folder"]').filter({ has: page.locator('.folder__name', { hasText: new RegExp(`^${escapeRegExp(name)}$`) }) })
+  const id = Number(await button.getAttribute('data-folder-id'))
+  await button.click()
+  await waitForFolder(page, id)
+  return id
+}
+
+export async function folderNames (page: Page): Promise<string[]> {
+  return await page.$$eval('#folder-list [data-testid="folder"]', (buttons) => buttons.map((button) => button.getAttribute('data-folder-name') ?? ''))
+}
+
+export async function breadcrumbs (page: Page): Promise<string[]> {
+  return await page.$$eval('#breadcrumbs .crumb', (crumbs) => crumbs.map((crumb) => crumb.textContent ?? ''))
+}
+
+export interface ListedFile {
+  id: string
+  title: string
+  filename: string
+  meta: string
+  fresh: boolean
+}
+
+export async function listedFiles (page: Page): Promise<ListedFile[]> {
+  return await page.$$eval('#file-list [data-testid="folder-file"]', (rows) => rows.map((row) => ({
+    id: row.getAttribute('data-file-id') ?? '',
+    title: row.getAttribute('data-title') ?? '',
+    filename: row.getAttribute('data-filename') ?? '',
+    meta: row.querySelector('[data-testid="file-meta"]')?.textContent ?? '',
+    fresh: row.getAttribute('data-fresh') === 'true'
+  })))
+}
+
+export async function waitForFileCount (page: Page, count: number): Promise<void> {
+  await page.waitForFunction((expected) => document.querySelectorAll('#file-list [data-testid="folder-file"]').length === expected, count)
+}
+
+export async function chooseFiles (page: Page, paths: string[], title = ''): Promise<void> {
   await page.fill('#upload-title', title)
   await page.setInputFiles('#file-input', paths)
   await page.waitForFunction((count) => document.querySelectorAll('#chosen-files [data-testid="chosen-file"]').length === count, paths.length)
+}
+
+function escapeRegExp (text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
 /** Drops files made in the page onto the drop zone, as a drag from the desktop would. */

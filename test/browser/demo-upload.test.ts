@@ -1,6 +1,7 @@
 // Acceptance in a real browser: the demo page served by media-bff, the emulator's consent page,
 // and files travelling from chromium straight to the emulator's upload origin. Screenshots of
-// the key steps land in test-artifacts/browser/.
+// the key steps land in test-artifacts/browser/. The whole walk through folders, new folders and
+// share links is demo-walk.test.ts.
 import { createHash, randomBytes } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -10,7 +11,7 @@ import type { BrowserContext, Page } from 'playwright-core'
 import { startStack } from '../helpers/bff.js'
 import { collectBrowserState, findSecrets, launchChromium, recordResponses } from '../helpers/chromium.js'
 import { issuedTokens } from '../helpers/issued-tokens.js'
-import { chooseFiles, consentAs, dropFiles, followToConsent, noticeWithCode, scopeChips, screenshot, signInAs, waitForSession } from './demo-steps.js'
+import { chooseFiles, consentAs, dropFiles, folderNames, followToConsent, listedFiles, noticeWithCode, openFolder, scopeChips, screenshot, signInAs, waitForAccess, waitForFileCount, waitForFolder, waitForSession } from './demo-steps.js'
 
 const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex')
 
@@ -41,7 +42,7 @@ async function openDemo (t: Test, env: Record<string, string> = {}): Promise<Dem
   return { stack, context, page, problems }
 }
 
-t.test('alice signs in, grants upload, uploads two files at once; no token reaches the browser', async (t) => {
+t.test('alice signs in, allows uploads before choosing files, uploads two files at once into a folder; no token reaches the browser', async (t) => {
   const { stack, context, page, problems } = await openDemo(t)
   const recorder = recordResponses(context)
   const { emulator, bff } = stack
@@ -64,33 +65,40 @@ t.test('alice signs in, grants upload, uploads two files at once; no token reach
   t.equal(await page.textContent('#user-email'), 'alice@example.test')
   t.same(await scopeChips(page), ['basic', 'user.info'], 'the configured scopes, no upload yet')
 
-  // First try: the session lacks the upload scope, so media-bff refuses the registration.
-  await chooseFiles(page, [bigPath, smallPath], 7, 'Summer trip')
-  await page.click('#upload-button')
-  t.match(await noticeWithCode(page, 'insufficient_scope'), /upload/)
-  await screenshot(page, '02-insufficient-scope')
+  // Alice may upload but has not allowed it: the page asks before any file is chosen.
+  t.equal(await waitForAccess(page), 'grantable')
+  t.ok(await page.locator('#upload-form').isHidden(), 'no file picker before uploads are allowed')
+  t.ok(await page.locator('#allow-uploads').isVisible())
+  await waitForFolder(page, 0)
+  await openFolder(page, 'Archive')
+  const folderId = await openFolder(page, '2025')
+  t.equal(folderId, 7)
+  t.equal(page.url(), `${bff.url}/?folder=7`, 'the open folder is in the address')
+  await screenshot(page, '02-allow-uploads')
 
-  await followToConsent(page, '#grant-upload', emulator.baseUrl)
+  await followToConsent(page, '#allow-uploads', emulator.baseUrl)
   await consentAs(page, bff.url, 'alice')
   await waitForSession(page, 'signed-in')
   t.same(await scopeChips(page), ['basic', 'user.info', 'upload'], 'upload granted on top of the earlier scopes')
-  t.match(await noticeWithCode(page, 'upload_granted'), /granted/)
-  t.equal(await page.inputValue('#folder-id'), '7', 'the folder survives the round trip')
-  t.equal(page.url(), `${bff.url}/`, 'back on the page it started from')
+  t.match(await noticeWithCode(page, 'upload_granted'), /Choose files to upload to 2025/)
+  t.equal(page.url(), `${bff.url}/?folder=7`, 'back in the folder it started from')
+  await waitForFolder(page, 7)
+  t.equal(await waitForAccess(page), 'granted')
+  t.equal(await page.textContent('#upload-folder-name'), '2025')
 
-  await chooseFiles(page, [bigPath, smallPath], 7, 'Summer trip')
+  await chooseFiles(page, [bigPath, smallPath], 'Summer trip')
   await page.click('#upload-button')
   await page.waitForFunction(() => {
     const bars = [...document.querySelectorAll<HTMLProgressElement>('#progress-list progress[data-testid="upload-progress"]')]
     return bars.length === 2 && bars.every((bar) => bar.value === 100 && bar.dataset.progress === '100')
   })
-  await page.waitForFunction(() => document.querySelectorAll('#result-list [data-testid="stored-file"]').length === 2)
   await noticeWithCode(page, 'upload_done')
+  await waitForFileCount(page, 2)
   t.same(await page.$$eval('#progress-list [data-testid="upload-item"]', (rows) => rows.map((row) => row.getAttribute('data-state'))), ['done', 'done'])
-  const results = await page.$$eval('#result-list [data-testid="stored-file"]', (rows) => rows.map((row) => ({ filename: row.getAttribute('data-filename'), text: row.textContent ?? '' })))
-  t.same(results.map((row) => row.filename).sort(), ['holiday-video.bin', 'notes.txt'])
-  t.ok(results.every((row) => row.text.includes('Summer trip') && row.text.includes('folder 7')), 'titles and folder are listed')
-  t.ok(results.some((row) => row.text.includes('5.0 MB')), 'the size is shown in a readable form')
+  const files = await listedFiles(page)
+  t.same(files.map((file) => file.filename).sort(), ['holiday-video.bin', 'notes.txt'])
+  t.ok(files.every((file) => file.title === 'Summer trip' && file.fresh), 'titles listed, both marked new')
+  t.ok(files.some((file) => file.meta.includes('5.0 MB')), 'the size is shown in a readable form')
   await screenshot(page, '03-uploaded')
 
   const stored = await (await fetch(`${emulator.baseUrl}/__emulator/files`)).json() as { files: Array<{ name: string, folder_id: number, title: string, size: number, sha256: string, user: string }> }
@@ -106,54 +114,43 @@ t.test('alice signs in, grants upload, uploads two files at once; no token reach
   const apiBodies = state.responses.filter((response) => response.url.startsWith(bff.url) && response.status !== 302)
   t.ok(apiBodies.some((response) => response.url.endsWith('/auth/session') && response.body?.includes('"authenticated":true') === true), 'session answers were recorded')
   t.ok(apiBodies.some((response) => response.url.endsWith('/uploads/register') && response.body?.includes('url_upload_direct') === true), 'the registration was recorded')
+  t.ok(apiBodies.some((response) => response.url.endsWith('/api/folders/7/contents') && response.body?.includes('holiday-video.bin') === true), 'the relayed listing was recorded')
   t.same(apiBodies.filter((response) => response.body === undefined).map((response) => response.url), [], 'every media-bff body could be read')
   t.same(findSecrets(state, [...tokens.access, ...tokens.refresh]), [], 'no access or refresh token in cookies, storage, DOM or responses')
 
   await page.click('#sign-out')
   await waitForSession(page, 'signed-out')
   await noticeWithCode(page, 'signed_out')
-  t.equal(await page.locator('#results-panel').isHidden(), true, 'signing out clears what was shown')
+  t.ok(await page.locator('#files-panel').isHidden(), 'signing out hides the library')
+  t.equal(await page.locator('#file-list [data-testid="folder-file"]').count(), 0, 'and clears what was shown')
   const after = await page.evaluate(async () => await (await fetch('/auth/session', { credentials: 'include' })).json() as { authenticated: boolean })
   t.equal(after.authenticated, false, 'the session is gone on the server too')
   t.same(problems, [], 'no script errors or CSP violations')
 })
 
-t.test('bob cannot get upload: after the grant attempt the page explains the missing right', async (t) => {
+t.test('bob has no upload, manage or share rights: no picker, no "New folder", no share button, an explanation instead', async (t) => {
   const { stack, page, problems } = await openDemo(t)
   const { emulator, bff } = stack
-  const dir = await mkdtemp(join(tmpdir(), 'media-bff-browser-'))
-  t.teardown(async () => { await rm(dir, { recursive: true, force: true }) })
-  const filePath = join(dir, 'report.txt')
-  await writeFile(filePath, 'quarterly report\n')
 
   await page.goto(`${bff.url}/`)
   await waitForSession(page, 'signed-out')
   await signInAs(page, bff.url, emulator.baseUrl, 'bob')
   t.equal(await page.textContent('#user-name'), 'Bob Example')
+  t.equal(await waitForAccess(page), 'denied', 'user/info says bob may not upload')
+  await waitForFolder(page, 0)
+  t.match(await page.textContent('#upload-unavailable'), /This account \(bob@example\.test\) has no upload rights in the media service/)
+  t.ok(await page.locator('#upload-unavailable').isVisible())
+  t.ok(await page.locator('#upload-form').isHidden(), 'no upload form')
+  t.notOk(await page.locator('#file-input').isVisible(), 'no file picker')
+  t.ok(await page.locator('#allow-uploads').isHidden(), 'no consent button that would loop')
+  t.ok(await page.locator('#new-folder').isHidden(), 'no "New folder"')
+  t.ok(await page.locator('#grant-manage').isHidden(), 'and no button asking for manage')
 
-  await chooseFiles(page, [filePath], 0)
-  await page.click('#upload-button')
-  await noticeWithCode(page, 'insufficient_scope')
-  await followToConsent(page, '#grant-upload', emulator.baseUrl)
-  await consentAs(page, bff.url, 'bob')
-  await waitForSession(page, 'signed-in')
-  t.same(await scopeChips(page), ['basic', 'user.info'], 'the media service granted no upload')
-  t.match(await noticeWithCode(page, 'scope_not_granted'), /no upload rights in the media service/)
-  t.equal(await page.locator('#grant-upload').count(), 0, 'no button that would loop through consent again')
+  // Browsing needs only basic, which bob has.
+  await openFolder(page, 'Archive')
+  t.same(await folderNames(page), ['2024', '2025'])
+  t.equal(await page.locator('[data-testid="share-file"]').count(), 0, 'no share action anywhere')
   await screenshot(page, '04-bob-no-upload-right')
-
-  // Trying anyway: media-bff now answers scope_not_granted, and the page says the same.
-  await chooseFiles(page, [filePath], 0)
-  const [refusal] = await Promise.all([
-    page.waitForResponse((response) => response.url() === `${bff.url}/uploads/register`),
-    page.click('#upload-button')
-  ])
-  t.equal(refusal.status(), 403)
-  t.match(await refusal.json(), { error: 'scope_not_granted' })
-  await page.waitForFunction(() => document.querySelector('#upload-form')?.getAttribute('aria-busy') === 'false')
-  t.match(await noticeWithCode(page, 'scope_not_granted'), /bob@example\.test/)
-  t.equal(await page.locator('#grant-upload').count(), 0)
-  t.equal(await page.locator('#progress-list [data-testid="upload-item"]').count(), 0, 'nothing was sent to the upload host')
   const stored = await (await fetch(`${emulator.baseUrl}/__emulator/files`)).json() as { files: unknown[] }
   t.same(stored.files, [])
   t.same(problems, [], 'no script errors or CSP violations')
@@ -187,6 +184,8 @@ t.test('files dropped on the page: one the upload host refuses shows its message
   await waitForSession(page, 'signed-out')
   await signInAs(page, bff.url, emulator.baseUrl, 'alice')
   t.same(await scopeChips(page), ['basic', 'user.info', 'upload'])
+  t.equal(await waitForAccess(page), 'granted', 'the picker shows at once')
+  await waitForFolder(page, 0)
 
   await dropFiles(page, [{ name: 'readme.txt', text: 'hello' }, { name: 'setup.exe', text: 'MZ not really' }])
   t.same(await page.$$eval('#chosen-files [data-testid="chosen-file"]', (rows) => rows.map((row) => row.getAttribute('data-file-name'))), ['readme.txt', 'setup.exe'])
@@ -198,7 +197,8 @@ t.test('files dropped on the page: one the upload host refuses shows its message
     text: item.textContent ?? ''
   })))
   t.match(rows, [{ name: 'readme.txt', state: 'done' }, { name: 'setup.exe', state: 'failed', text: /This type of file is not allowed/ }])
-  t.same(await page.$$eval('#result-list [data-testid="stored-file"]', (items) => items.map((item) => item.getAttribute('data-filename'))), ['readme.txt'])
+  await waitForFileCount(page, 1)
+  t.match(await listedFiles(page), [{ filename: 'readme.txt', title: 'readme', meta: /5 bytes/, fresh: true }], 'the stored file is listed in home')
   await screenshot(page, '06-partly-refused')
   const stored = await (await fetch(`${emulator.baseUrl}/__emulator/files`)).json() as { files: Array<{ name: string }> }
   t.same(stored.files.map((file) => file.name), ['readme.txt'])
