@@ -131,7 +131,7 @@ export function renderResults (r: Results, analysis: string | undefined): string
       line('bare hop', relay.hop, `${us(relay.hop.cpuUs[0])} + ${us(relay.hop.cpuUs[1])}`),
       line('emulator directly', relay.direct, us(relay.direct.cpuUs[0]))
     ]), '')
-    out.push(`Median of ${r.plan.relay.rounds} round(s) of ${r.plan.relay.seconds} s each at ${relay.connections} connections, the three in turn. Alice's home folder holds ${relay.files} files: ` +
+    out.push(`Median of ${r.plan.relay.rounds} round(s) of ${r.plan.relay.seconds} s each at ${relay.connections} connections, the three in turn. The benchmark puts ${relay.files} files in alice's home folder (beside any folders the emulator seeds): ` +
       `the emulator's answer is ${bytes(relay.directBytes)}${relay.bffBytes === undefined ? '' : `, media-bff's ${bytes(relay.bffBytes)} (links rewritten to its own /api/)`}. ` +
       'media-bff reads the session cookie, the grant and its token, checks the call against its allowlist and streams the answer through a JSON link rewriter; the hop sends the same GET with a fixed Bearer token and streams the answer back untouched.', '')
   }
