@@ -6,41 +6,13 @@ import { createHash, randomBytes } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import t, { type Test } from 'tap'
-import type { BrowserContext, Page } from 'playwright-core'
-import { startStack } from '../helpers/bff.js'
-import { collectBrowserState, findSecrets, launchChromium, recordResponses } from '../helpers/chromium.js'
+import t from 'tap'
+import { collectBrowserState, findSecrets, recordResponses } from '../helpers/chromium.js'
 import { issuedTokens } from '../helpers/issued-tokens.js'
 import { chooseFiles, consentAs, dropFiles, folderNames, followToConsent, listedFiles, noticeWithCode, openFolder, scopeChips, screenshot, signInAs, waitForAccess, waitForFileCount, waitForFolder, waitForSession } from './demo-steps.js'
+import { openDemo } from './demo-run.js'
 
 const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex')
-
-interface DemoRun {
-  stack: Awaited<ReturnType<typeof startStack>>
-  context: BrowserContext
-  page: Page
-  /** Script errors and CSP violations seen so far; each test ends by checking it is empty. */
-  problems: string[]
-}
-
-/** The stack with the demo site, a fresh chromium, and the demo page open; all closed at teardown. */
-async function openDemo (t: Test, env: Record<string, string> = {}): Promise<DemoRun> {
-  const stack = await startStack({ env: { DEMO_SITE: 'on', ...env } })
-  t.teardown(stack.close)
-  const chromium = await launchChromium()
-  t.teardown(chromium.close)
-  const context = await chromium.browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: 'light' })
-  const page = await context.newPage()
-  page.setDefaultTimeout(15_000)
-  // A page error or a CSP violation is a bug of the demo; fail loudly rather than time out later.
-  const problems: string[] = []
-  page.on('pageerror', (error) => { problems.push(`page error: ${error.message}`) })
-  // Chromium logs every non-2xx answer as an error; those are refusals the page handles.
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource: the server responded with a status of')) problems.push(`console: ${message.text()}`)
-  })
-  return { stack, context, page, problems }
-}
 
 t.test('alice signs in, allows uploads before choosing files, uploads two files at once into a folder; no token reaches the browser', async (t) => {
   const { stack, context, page, problems } = await openDemo(t)

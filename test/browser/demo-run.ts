@@ -1,0 +1,33 @@
+// One browser test's world: the stack (emulator and media-bff with the demo site), a fresh
+// chromium with one page, and a list of the page's script errors and CSP violations, which every
+// test ends by checking is empty. Everything is closed at the test's teardown.
+import type { Test } from 'tap'
+import type { BrowserContext, Page } from 'playwright-core'
+import { startStack } from '../helpers/bff.js'
+import { launchChromium } from '../helpers/chromium.js'
+
+export interface DemoRun {
+  stack: Awaited<ReturnType<typeof startStack>>
+  context: BrowserContext
+  page: Page
+  /** Script errors and CSP violations seen so far. */
+  problems: string[]
+}
+
+export async function openDemo (t: Test, env: Record<string, string> = {}): Promise<DemoRun> {
+  const stack = await startStack({ env: { DEMO_SITE: 'on', ...env } })
+  t.teardown(stack.close)
+  const chromium = await launchChromium()
+  t.teardown(chromium.close)
+  const context = await chromium.browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: 'light' })
+  const page = await context.newPage()
+  page.setDefaultTimeout(15_000)
+  // A page error or a CSP violation is a bug of the demo; fail loudly rather than time out later.
+  const problems: string[] = []
+  page.on('pageerror', (error) => { problems.push(`page error: ${error.message}`) })
+  // Chromium logs every non-2xx answer as an error; those are refusals the page handles.
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource: the server responded with a status of')) problems.push(`console: ${message.text()}`)
+  })
+  return { stack, context, page, problems }
+}
