@@ -14,6 +14,11 @@ import { tokenRoute } from './oauth/token-route.js'
 
 export function buildApiServer (context: EmulatorContext): FastifyInstance {
   const app = createEmulatorServer(() => context.listening)
+  // Every request to /api/ is recorded before anything can refuse it, faults and 404s included.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.url === '/api' || request.url.startsWith('/api/') || request.url.startsWith('/api?')) context.received.record(request.raw)
+    done()
+  })
   app.register(async (scope) => {
     acceptForm(scope)
     authorizeRoutes(scope, context)

@@ -8,6 +8,7 @@ import type { FolderTree } from './library/folder-tree.js'
 import type { EmulatorSettings } from './options.js'
 import type { AuthorizationCodeStore } from './oauth/authorization-codes.js'
 import type { TokenStore } from './oauth/token-store.js'
+import type { ReceivedLog } from './received-requests.js'
 import type { UploadStore } from './upload/upload-store.js'
 
 export interface EmulatorContext {
@@ -25,6 +26,8 @@ export interface EmulatorContext {
   codes: AuthorizationCodeStore
   uploads: UploadStore
   folders: FolderTree
+  /** The last requests to /api/ (received-requests.ts). */
+  received: ReceivedLog
 }
 
 export function findUser (context: EmulatorContext, name: string): FixtureUser | undefined {

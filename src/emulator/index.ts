@@ -15,6 +15,7 @@ import { createFolderTree } from './library/folder-tree.js'
 import { createAuthorizationCodeStore } from './oauth/authorization-codes.js'
 import { createTokenStore } from './oauth/token-store.js'
 import { resolveOptions, type EmulatorOptions } from './options.js'
+import { createReceivedLog, type ReceivedRequest } from './received-requests.js'
 import { createUploadStore } from './upload/upload-store.js'
 import { buildUploadServer } from './upload/upload-server.js'
 
@@ -23,6 +24,7 @@ export type { FaultEndpoint, FaultSpec } from './faults.js'
 export type { FixtureUser, FixtureUserInput } from './fixture-users.js'
 export type { RuntimeConfig } from './hooks/runtime-config.js'
 export type { EmulatorOptions } from './options.js'
+export type { ReceivedRequest } from './received-requests.js'
 export { defaults as emulatorDefaults } from './options.js'
 
 export interface RunningEmulator {
@@ -45,6 +47,9 @@ export interface RunningEmulator {
   configure: (changes: RuntimeConfig) => void
   /** Revokes every grant (of one user): their refresh fails with invalid_grant. */
   revokeTokens: (userName?: string) => void
+  /** The last 200 requests to /api/ as received (method, path with query, headers), oldest first. */
+  receivedRequests: () => ReceivedRequest[]
+  clearReceivedRequests: () => void
   /** Closes both servers, destroying open sockets; removes a data dir it created. */
   stop: () => Promise<void>
 }
@@ -68,7 +73,8 @@ export async function startEmulator (options: EmulatorOptions = {}): Promise<Run
     tokens: createTokenStore(),
     codes: createAuthorizationCodeStore(),
     uploads,
-    folders: createFolderTree()
+    folders: createFolderTree(),
+    received: createReceivedLog()
   }
   const apiServer = buildApiServer(context)
   const uploadServer = buildUploadServer(context)
@@ -104,6 +110,8 @@ export async function startEmulator (options: EmulatorOptions = {}): Promise<Run
     clearFaults: () => { context.faults.clear() },
     configure: (changes) => { applyRuntimeConfig(settings, changes) },
     revokeTokens: (userName) => { context.tokens.revokeUser(userName) },
+    receivedRequests: () => context.received.list(),
+    clearReceivedRequests: () => { context.received.clear() },
     stop: async () => {
       stopping ??= (async () => {
         await stopServers()

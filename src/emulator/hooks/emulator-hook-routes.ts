@@ -74,6 +74,13 @@ export function emulatorHookRoutes (app: FastifyInstance, context: EmulatorConte
     return sendJson(reply, 200, { faults: [] })
   })
 
+  app.get(`${prefix}/received`, async (_request, reply) => sendJson(reply, 200, { requests: context.received.list() }))
+
+  app.delete(`${prefix}/received`, async (_request, reply) => {
+    context.received.clear()
+    return sendJson(reply, 200, { requests: [] })
+  })
+
   app.get(`${prefix}/config`, async (_request, reply) => sendJson(reply, 200, currentRuntimeConfig(context.settings)))
 
   app.post(`${prefix}/config`, async (request, reply) => sendJson(reply, 200, applyRuntimeConfig(context.settings, fieldsOf(request))))
