@@ -239,10 +239,16 @@ async function continueAfterConsent (attempt: GrantAttempt): Promise<void> {
 async function start (): Promise<void> {
   const authError = takeAuthError()
   await refreshSession()
-  // A cancelled consent drops what was being attempted; the message says nothing changed.
+  // A cancelled consent drops what was being attempted; the message says nothing changed and
+  // the offer stays (the person may change their mind).
   const attempt = takeGrantAttempt()
   if (authError !== undefined) {
-    showNotice({ kind: authError.code === 'access_denied' ? 'info' : 'error', code: authError.code, text: authError.message })
+    const declinedNow = authError.code === 'access_denied' && attempt !== undefined && session?.authenticated === true
+    showNotice({
+      kind: authError.code === 'access_denied' ? 'info' : 'error',
+      code: authError.code,
+      text: declinedNow ? `You did not allow ${attempt.scopes.join(', ')}, so nothing was changed. You can allow it whenever you need it.` : authError.message
+    })
   }
   if (session?.authenticated !== true) return
   renderCheckingCapabilities()

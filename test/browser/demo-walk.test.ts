@@ -51,6 +51,15 @@ t.test('alice browses, creates a folder, uploads two files into it and shares on
 
   // A new folder needs manage: the page offers to ask for it instead of a form that would fail.
   t.ok(await page.locator('#new-folder').isHidden(), 'no "New folder" without manage')
+  // Declining on the consent page changes nothing, and the offer stays.
+  await followToConsent(page, '#grant-manage', emulator.baseUrl)
+  await consentAs(page, bff.url, 'alice', 'deny')
+  await waitForSession(page, 'signed-in')
+  t.match(await noticeWithCode(page, 'access_denied'), /You did not allow manage, so nothing was changed/)
+  t.equal(page.url(), `${bff.url}/?folder=${archive}`, 'still in Archive, auth_error gone from the address')
+  await waitForFolder(page, archive)
+  t.equal(await waitForAccess(page), 'grantable')
+  t.ok(await page.locator('#grant-manage').isVisible(), 'still offered')
   await followToConsent(page, '#grant-manage', emulator.baseUrl)
   await consentAs(page, bff.url, 'alice')
   await waitForSession(page, 'signed-in')
