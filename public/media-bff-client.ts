@@ -107,8 +107,8 @@ export type MediaId = number | string
 
 /**
  * Links in relayed answers. media-bff rewrites those that pointed at the media service's /api/
- * to its own `/api/`, so they can be followed with `api()`; check them with safeHttpUrl before
- * they go into an href.
+ * to its own `{PUBLIC_URL}/api/` (the typed calls take ids instead); check any link with
+ * safeHttpUrl before it goes into an href.
  */
 export interface ApiLinks {
   self?: string
@@ -211,10 +211,13 @@ export type ApiMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
 /**
  * Every failure of this client. `code` is media-bff's error code (`login_required`,
- * `reauth_required`, `insufficient_scope`, `scope_not_granted`, `csrf_failed`, `upstream_error`,
- * `unavailable`, ...), the upload host's `error` for a refused file, or one of this module's own:
- * `network_error` (nothing came back: offline, CORS, DNS), `aborted`, `bad_response`.
- * `message` is always a sentence that may be shown to a person.
+ * `reauth_required`, `insufficient_scope`, `scope_not_granted`, `csrf_failed`, `not_found`,
+ * `invalid_request`, `upstream_refused`, `upstream_error`, `unavailable`, ...), the upload
+ * host's `error` for a refused file, or one of this module's own: `network_error` (nothing came
+ * back: offline, CORS, DNS), `aborted`, `bad_response`, and `invalid_request` with status 0 for
+ * a call refused before it was sent (an id that is not a whole number, 0 or more).
+ * `message` is always a sentence that may be shown to a person: for a relayed refusal, the
+ * service's own `user_message` when it gave one.
  */
 export class MediaBffError extends Error {
   readonly status: number
