@@ -55,6 +55,15 @@ t.test('a real app logs an AppError\'s code and an error as type, code and messa
   t.equal(failed.status, 502)
   t.equal(failed.json().error, 'upstream_error')
 
+  // The relay: a call, a refused token (refresh and retry), a failing service, an oEmbed query.
+  t.equal((await browser.get('/api/folders/0/contents')).status, 200)
+  emulator.injectFault({ endpoint: 'library', failStatus: 401, failCount: 1 })
+  t.equal((await browser.get('/api/folders/0')).status, 200)
+  emulator.injectFault({ endpoint: 'library', failStatus: 500, failCount: 1 })
+  t.equal((await browser.get('/api/folders/0')).status, 502)
+  await browser.get(`/api/oembed?url=${encodeURIComponent(`${emulator.baseUrl}/share/1?token=${accessToken}`)}`)
+  await ledger.addEmulator(emulator)
+
   // Errors shaped as openid-client throws them, each carrying real secrets of this sign-in.
   const response = new Response(JSON.stringify({ access_token: accessToken }), { status: 400, headers: { authorization: `Bearer ${accessToken}` } })
   const bodyError = new ResponseBodyError('server responded with an error in the response body', {
