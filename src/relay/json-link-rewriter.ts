@@ -4,8 +4,9 @@
 // inside a multi-byte character, so strings are found without decoding the whole body.
 //
 // The check is structural, which is what can be afforded on a stream: the body is one object or
-// array, brackets balance, only JSON's characters stand outside strings, strings are well formed
-// (no raw control characters) and bounded, and nothing follows the closing bracket.
+// array, brackets balance, only JSON's characters stand outside strings, strings end and are
+// bounded, strings that are rewritten decode, and nothing follows the closing bracket. Inside a
+// string the scan only looks for the closing quote and escapes.
 
 export class JsonStructureError extends Error {
   constructor (message: string) {
@@ -34,10 +35,13 @@ export class JsonLinkRewriter {
   private started = false
   private finished = false
   private inString = false
+  private escaped = false
   /** Object keys are names, never links: they pass as they are. */
   private expectKey = false
   private stringIsKey = false
-  private escaped = false
+  /** Where the open string's quote is in the current chunk (-1: it opened in an earlier one). */
+  private stringStart = -1
+  /** The open string's bytes from earlier chunks, held back until it closes. */
   private pending: Buffer[] = []
   private pendingBytes = 0
   private readonly marker: Buffer
@@ -48,35 +52,55 @@ export class JsonLinkRewriter {
     this.maxStringBytes = options.maxStringBytes ?? 65_536
   }
 
-  /** The output for one input chunk (possibly empty while a string spans chunks). */
+  /**
+   * The output for one input chunk (possibly empty while a string spans chunks). Bytes are not
+   * copied unless a string is replaced: the output is slices of the input around replacements.
+   */
   push (chunk: Buffer): Buffer {
     const out: Buffer[] = []
     let runStart = 0
+    let nextMarker = chunk.indexOf(this.marker)
     for (let i = 0; i < chunk.length; i++) {
-      const byte = chunk[i] as number
       if (this.inString) {
+        // Straight through the string to its closing quote, stepping over escapes.
         if (this.escaped) {
           this.escaped = false
-        } else if (byte === BACKSLASH) {
-          this.escaped = true
-        } else if (byte === QUOTE) {
-          this.pending.push(chunk.subarray(runStart, i))
-          out.push(this.closeString())
-          runStart = i + 1
-        } else if (byte < 0x20) {
-          throw new JsonStructureError('a string holds a raw control character')
+          continue
         }
+        let byte = chunk[i] as number
+        while (byte !== QUOTE && byte !== BACKSLASH && ++i < chunk.length) byte = chunk[i] as number
+        if (i === chunk.length) break
+        if (byte === BACKSLASH) {
+          this.escaped = true
+          continue
+        }
+        this.inString = false
+        if (this.stringStart < 0) {
+          // A string that began in an earlier chunk: it was held back, and goes out now.
+          this.pending.push(chunk.subarray(0, i))
+          out.push(this.closeHeldString())
+          runStart = i + 1
+          continue
+        }
+        if (i - this.stringStart - 1 > this.maxStringBytes) throw new JsonStructureError(`a string is longer than ${this.maxStringBytes} bytes`)
+        if (this.stringIsKey || nextMarker < 0) continue
+        if (nextMarker < this.stringStart) nextMarker = chunk.indexOf(this.marker, this.stringStart)
+        if (nextMarker < 0 || nextMarker > i) continue
+        const replacement = this.replacementFor(chunk.subarray(this.stringStart + 1, i))
+        if (replacement !== undefined) {
+          out.push(chunk.subarray(runStart, this.stringStart), replacement)
+          runStart = i + 1
+        }
+        nextMarker = chunk.indexOf(this.marker, i + 1)
         continue
       }
+      const byte = chunk[i] as number
       if (byte === QUOTE) {
         if (this.closers.length === 0) throw new JsonStructureError('a string stands outside any object or array')
-        out.push(chunk.subarray(runStart, i))
         this.inString = true
+        this.stringStart = i
         this.stringIsKey = this.expectKey
         this.expectKey = false
-        this.pending = []
-        this.pendingBytes = 0
-        runStart = i + 1
       } else if (byte === 0x7b || byte === 0x5b) {
         if (this.finished) throw new JsonStructureError('something follows the end of the answer')
         this.started = true
@@ -95,10 +119,13 @@ export class JsonLinkRewriter {
       }
     }
     if (this.inString) {
-      const rest = chunk.subarray(runStart)
-      this.pendingBytes += rest.length
+      // Hold the open string back (from its quote on) until it closes.
+      const held = this.stringStart < 0 ? chunk : chunk.subarray(this.stringStart + 1)
+      if (this.stringStart >= 0) out.push(chunk.subarray(runStart, this.stringStart))
+      this.pending.push(held)
+      this.pendingBytes += held.length
+      this.stringStart = -1
       if (this.pendingBytes > this.maxStringBytes) throw new JsonStructureError(`a string is longer than ${this.maxStringBytes} bytes`)
-      this.pending.push(rest)
     } else {
       out.push(chunk.subarray(runStart))
     }
@@ -110,21 +137,26 @@ export class JsonLinkRewriter {
     if (this.inString || !this.started || !this.finished) throw new JsonStructureError('the answer ends before it is complete')
   }
 
-  private closeString (): Buffer {
-    this.inString = false
-    const raw = this.pending.length === 1 ? this.pending[0] as Buffer : Buffer.concat(this.pending)
+  private closeHeldString (): Buffer {
+    const raw = Buffer.concat(this.pending)
     this.pending = []
     this.pendingBytes = 0
     if (raw.length > this.maxStringBytes) throw new JsonStructureError(`a string is longer than ${this.maxStringBytes} bytes`)
-    if (this.stringIsKey || !raw.includes(this.marker)) return quoted(raw)
+    const replacement = this.stringIsKey || !raw.includes(this.marker) ? undefined : this.replacementFor(raw)
+    return replacement ?? quoted(raw)
+  }
+
+  /** The string's replacement (quotes included), or undefined to keep it. */
+  private replacementFor (raw: Buffer): Buffer | undefined {
     let value: string
     try {
-      value = JSON.parse(`"${raw.toString('utf8')}"`) as string
+      // Without a backslash the raw bytes are the value.
+      value = raw.includes(BACKSLASH) ? JSON.parse(`"${raw.toString('utf8')}"`) as string : raw.toString('utf8')
     } catch {
       throw new JsonStructureError('a string is not valid JSON')
     }
     const replacement = this.options.rewrite(value)
-    return replacement === undefined ? quoted(raw) : Buffer.from(JSON.stringify(replacement))
+    return replacement === undefined ? undefined : Buffer.from(JSON.stringify(replacement))
   }
 }
 

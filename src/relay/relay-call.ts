@@ -155,11 +155,19 @@ function bodyFailure (name: string, status: number, error: unknown): UpstreamErr
   return toUpstreamError(name, error)
 }
 
-/** A link to the tenant's API becomes the same link on media-bff's /api/. */
-function localLink (value: string, target: RelayTarget, apiBase: string): string | undefined {
+/** A link to the tenant's API becomes the same link on media-bff's /api/; anything else, undefined. */
+export function localLink (value: string, target: RelayTarget, apiBase: string): string | undefined {
+  // The common spelling, checked without parsing: the tenant's own prefix, then a path and query
+  // of plain characters (no dots, percent signs in the path, or doubled slashes to normalise).
+  if (value.startsWith(apiBase)) {
+    const rest = value.slice(apiBase.length)
+    if (PLAIN_API_PATH.test(rest) && !rest.includes('//')) return `${target.publicApiUrl}${rest}`
+  }
   const href = underTenantApi(value, target.apiUrl)
   return href === undefined ? undefined : `${target.publicApiUrl}${href.slice(apiBase.length)}`
 }
+
+const PLAIN_API_PATH = /^\/[\w\-/]*(\?[\w\-.~=&%+]*)?$/
 
 async function discard (response: Dispatcher.ResponseData): Promise<void> {
   try {

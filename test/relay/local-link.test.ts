@@ -1,0 +1,24 @@
+// The relay's link rewrite: its quick path for plain links agrees with the full URL check on
+// every input, so speed never changes which links are made local.
+import t from 'tap'
+import fc from 'fast-check'
+import { localLink } from '../../src/relay/relay-call.js'
+import { underTenantApi } from '../../src/media/tenant-urls.js'
+
+const target = { apiUrl: 'https://tenant.example/api', publicApiUrl: 'https://bff.example/api' }
+const apiBase = 'https://tenant.example/api'
+const slow = (value: string): string | undefined => {
+  const href = underTenantApi(value, target.apiUrl)
+  return href === undefined ? undefined : `${target.publicApiUrl}${href.slice(apiBase.length)}`
+}
+
+t.test('quick and full paths agree', async (t) => {
+  const suffix = fc.oneof(fc.webPath(), fc.string(), fc.constantFrom('/files/1', '/folders/0/contents?files=0', '/../x', '/%2e%2e/x', '/a//b', '/a/./b', '/a?x=%2F', '/a#f', 'x/y', ''))
+  const prefix = fc.constantFrom(apiBase, 'https://TENANT.example/api', 'https://tenant.example:443/api', 'http://tenant.example/api', 'https://tenant.example/apix', 'https://other.example/api')
+  fc.assert(fc.property(prefix, suffix, (start, rest) => {
+    const value = `${start}${rest}`
+    t.equal(localLink(value, target, apiBase), slow(value), value)
+  }), { numRuns: 2000 })
+  t.equal(localLink(`${apiBase}/files/9?x=1`, target, apiBase), 'https://bff.example/api/files/9?x=1')
+  t.equal(localLink(`${apiBase}/../internal`, target, apiBase), undefined)
+})
