@@ -169,7 +169,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     // id (no fixation) and retire the old grant.
     const previous = await app.ensureSession(request)
     const signedIn = sessionAfterSignIn(
-      { userId: previous.user?.id, tenant: previous.tenant, deniedScopes: previous.deniedScopes, uploadOwner: previous.uploadOwner },
+      { userId: previous.user?.id, tenant: previous.tenant, deniedScopes: previous.deniedScopes, uploadOwner: previous.uploadOwner, name: previous.user?.name, email: previous.user?.email, entitlements: previous.entitlements },
       { grantId: completed.grant.id, grantedScopes: completed.grant.scopes, user: completed.user, deniedScopes: completed.deniedScopes },
       transaction,
       Date.now()

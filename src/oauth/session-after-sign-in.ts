@@ -1,8 +1,9 @@
 // What a completed sign-in puts in the (new, rotated) session, and what it carries over from the
 // session it replaces. Only a re-authorization by the same user on the same tenant carries
 // anything: the scopes that user was already refused (so a route does not send them round
-// again) and the owner of their upload registrations (so uploads in flight can still finish).
-// A different user, or another tenant, starts clean.
+// again), the owner of their upload registrations (so uploads in flight can still finish), and
+// their profile where this sign-in could not read user/info. A different user, or another
+// tenant, starts clean.
 import type { LoginTransaction } from './login-transactions.js'
 import { unionScopes } from './scopes.js'
 
@@ -11,6 +12,9 @@ export interface PreviousSignIn {
   tenant?: string | undefined
   deniedScopes?: string[] | undefined
   uploadOwner?: string | undefined
+  name?: string | undefined
+  email?: string | undefined
+  entitlements?: string[] | undefined
 }
 
 export interface CompletedSignInFacts {
@@ -39,8 +43,13 @@ export function sessionAfterSignIn (previous: PreviousSignIn, completed: Complet
   return {
     grantId: completed.grantId,
     tenant: transaction.tenant,
-    user: { id: completed.user.userId, name: completed.user.name, email: completed.user.email },
-    entitlements: completed.user.scopes,
+    // user/info failing during a re-authorization must not blank the same person's profile.
+    user: {
+      id: completed.user.userId,
+      name: completed.user.name ?? (sameUser ? previous.name : undefined),
+      email: completed.user.email ?? (sameUser ? previous.email : undefined)
+    },
+    entitlements: completed.user.scopes ?? (sameUser ? previous.entitlements : undefined),
     // A scope granted now is no longer denied, whatever was refused before.
     deniedScopes: unionScopes(carriedDenials, completed.deniedScopes).filter((scope) => !completed.grantedScopes.includes(scope)),
     uploadOwner: (sameUser ? previous.uploadOwner : undefined) ?? completed.grantId,

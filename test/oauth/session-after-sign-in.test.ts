@@ -51,5 +51,16 @@ t.test('another user, another tenant, or an unknown user carries nothing', async
     const session = sessionAfterSignIn(before, completed({ user: { userId, name: undefined, email: undefined, scopes: undefined } }), { tenant, addedScopes: ['manage'] }, NOW)
     t.equal(session.uploadOwner, 'new-grant', `${name}: own uploads`)
     t.same(session.deniedScopes, [], `${name}: no denials`)
+    t.same(session.user, { id: userId, name: undefined, email: undefined }, `${name}: no profile`)
   }
+})
+
+t.test('the same user whose user/info failed this time keeps the profile already known', async (t) => {
+  const before = { ...previous, name: 'Alice', email: 'alice@example.test', entitlements: ['basic', 'manage'] }
+  const blank = sessionAfterSignIn(before, completed({ user: { userId: 'u1', name: undefined, email: undefined, scopes: undefined } }), { tenant: 'north', addedScopes: ['manage'] }, NOW)
+  t.same(blank.user, { id: 'u1', name: 'Alice', email: 'alice@example.test' })
+  t.same(blank.entitlements, ['basic', 'manage'])
+  const fresh = sessionAfterSignIn(before, completed({ user: { userId: 'u1', name: 'Alice B.', email: 'ab@example.test', scopes: ['basic'] } }), { tenant: 'north', addedScopes: [] }, NOW)
+  t.same(fresh.user, { id: 'u1', name: 'Alice B.', email: 'ab@example.test' }, 'a fresh user/info wins')
+  t.same(fresh.entitlements, ['basic'])
 })
