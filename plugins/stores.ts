@@ -14,6 +14,8 @@ declare module 'fastify' {
     kv: KeyValueStore
     /** Login transactions: written for anyone who asks, so in memory a full store refuses rather than evicts. */
     ephemeralKv: KeyValueStore
+    /** Upload registrations: in memory a store of their own, so heavy uploading never evicts a session. */
+    uploadKv: KeyValueStore
     /** The Redis connection behind kv when REDIS_URL is set (rate-limit counters live there too). */
     redisClient: Redis | Cluster | undefined
     cipher: TokenCipher
@@ -30,6 +32,13 @@ declare module 'fastify' {
  */
 export const LOGIN_STORE_MAX_ENTRIES = 25_000
 
+/**
+ * In memory, the most upload registrations remembered at once (about 250 B each, so some 12 MB
+ * when full). Beyond it the least recently used is forgotten: finishing that one upload is a 404,
+ * and no session or grant is ever evicted to make room.
+ */
+export const UPLOAD_STORE_MAX_ENTRIES = 50_000
+
 export default fp(async (app) => {
   const { config } = app
   const kv = createStore({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, logger: app.log })
@@ -38,9 +47,11 @@ export default fp(async (app) => {
   // the transactions of people signing in right now. Redis holds both; at maxmemory with
   // noeviction it refuses writes the same way (StoreFullError).
   const ephemeralKv = config.redisUrl === undefined ? createStore({ maxEntries: LOGIN_STORE_MAX_ENTRIES, whenFull: 'refuse' }) : kv
+  const uploadKv = config.redisUrl === undefined ? createStore({ maxEntries: UPLOAD_STORE_MAX_ENTRIES }) : kv
   const cipher = createTokenCipher(config.tokenKeys)
   app.decorate('kv', kv)
   app.decorate('ephemeralKv', ephemeralKv)
+  app.decorate('uploadKv', uploadKv)
   app.decorate<Redis | Cluster | undefined>('redisClient', kv.redisClient)
   app.decorate('cipher', cipher)
   app.decorate('grants', createGrantStore(kv, cipher, { ttlMs: config.session.absoluteTimeoutMs }))
@@ -48,9 +59,10 @@ export default fp(async (app) => {
     ttlMs: config.session.loginTimeoutMs,
     maxPerBrowser: config.session.maxLoginsPerBrowser
   }))
-  app.decorate('registrations', createRegistrations(kv))
+  app.decorate('registrations', createRegistrations(uploadKv))
   app.addHook('onClose', async () => {
     await kv.close()
     if (ephemeralKv !== kv) await ephemeralKv.close()
+    if (uploadKv !== kv) await uploadKv.close()
   })
 }, { name: 'stores', dependencies: ['config'] })
