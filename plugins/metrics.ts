@@ -55,9 +55,19 @@ export default fp(async (app) => {
     relayed: (operation, status) => relayed.inc({ operation, outcome: relayOutcome(status) })
   } satisfies Metrics)
 
+  // One histogram child per method, route pattern and status, found by one string key: prom-client
+  // would otherwise hash the label object on every request. Route patterns and statuses are few,
+  // so the map stays small.
+  const requestSeries = new Map<string, ReturnType<typeof requests.labels>>()
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched'
-    requests.observe({ method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000)
+    const key = `${request.method} ${reply.statusCode} ${route}`
+    let series = requestSeries.get(key)
+    if (series === undefined) {
+      series = requests.labels(request.method, route, String(reply.statusCode))
+      requestSeries.set(key, series)
+    }
+    series.observe(reply.elapsedTime / 1000)
   })
 
   const operatorsOnly = operatorOnly(app.config.metricsToken)

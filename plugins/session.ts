@@ -110,16 +110,24 @@ export default fp(async (app) => {
 }, { name: 'session', dependencies: ['config', 'stores'] })
 
 /**
- * @fastify/cookie's signer, remembering recent verifications: checking a cookie's HMAC is a pure
- * function of the cookie, and doing it once per distinct cookie rather than on every request
- * takes a visible share off each call. Rotation (`renew` for a cookie signed with an older
- * secret) is remembered with the rest.
+ * @fastify/cookie's signer, remembering recent signatures and verifications: both are pure
+ * functions of their input (the secrets are fixed for the process), and doing each once per
+ * distinct session id rather than on every request takes a visible share off each call.
+ * Rotation (`renew` for a cookie signed with an older secret) is remembered with the rest.
  */
 function memoisedSigner (secrets: string[]): { sign: (value: string) => string, unsign: (input: string) => fastifyCookie.UnsignResult } {
   const signer = new fastifyCookie.Signer(secrets, 'sha256')
   const verified = createBoundedMemo<fastifyCookie.UnsignResult>(VERIFIED_MEMO_ENTRIES)
+  const signed = createBoundedMemo<string>(VERIFIED_MEMO_ENTRIES)
   return {
-    sign: (value) => signer.sign(value),
+    // @fastify/session signs the id again for every session it restores from the store.
+    sign (value) {
+      const remembered = signed.get(value)
+      if (remembered !== undefined) return remembered
+      const result = signer.sign(value)
+      signed.set(value, result)
+      return result
+    },
     unsign (input) {
       const remembered = verified.get(input)
       if (remembered !== undefined) return remembered
