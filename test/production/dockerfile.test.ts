@@ -23,6 +23,12 @@ t.test('Dockerfile: two stages on Node 24 LTS, built with dev dependencies, run 
   t.ok(buildRuns.includes('npm run build'), 'build: npm run build')
 
   t.ok(runtime?.all('RUN').some((run) => /\bnpm ci --omit=dev\b/.test(run.args)), 'runtime: npm ci --omit=dev')
+  // npm ci's postinstall applies patches/ (patches/README.md) with patch-package, which the
+  // runtime stage's npm ci --omit=dev must install too.
+  for (const stage of [build, runtime]) t.ok(stage?.all('COPY').some((copy) => copy.args === 'patches ./patches'), `${stage?.name ?? ''}: patches/ copied for npm ci`)
+  const manifest = JSON.parse(await readFile(`${repoRoot}package.json`, 'utf8')) as { scripts: Record<string, string>, dependencies: Record<string, string> }
+  t.equal(manifest.scripts.postinstall, 'patch-package')
+  t.ok(manifest.dependencies['patch-package'], 'patch-package is a production dependency')
   t.ok(runtime?.all('ENV').some((env) => /^NODE_ENV=production$/.test(env.args)), 'NODE_ENV=production')
   t.same(runtime?.all('WORKDIR').map((dir) => dir.args), ['/app'])
   const copies = runtime?.all('COPY').map((copy) => copy.args) ?? []
