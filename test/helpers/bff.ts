@@ -67,7 +67,13 @@ export async function startBff (emulator: RunningEmulator, env: Record<string, s
     await application(instance, { config })
     inner = instance
   })
-  await app.listen({ host: '127.0.0.1', port: listenPort })
+  try {
+    await app.listen({ host: '127.0.0.1', port: listenPort })
+  } catch (error) {
+    // The port was taken meanwhile (see startStack): leave nothing open behind.
+    await app.close()
+    throw error
+  }
   if (inner === undefined) throw new Error('the application did not register')
   return {
     app,
@@ -87,16 +93,26 @@ export async function startEmulatorFor (port: number, options: EmulatorOptions =
 
 /** Emulator + BFF wired together for one test. */
 export async function startStack (options: { emulator?: EmulatorOptions, env?: Record<string, string | undefined>, publicUrl?: string } = {}): Promise<{ emulator: RunningEmulator, bff: TestBff, close: () => Promise<void> }> {
-  const port = await freePort()
-  const publicUrl = options.publicUrl ?? `http://127.0.0.1:${port}`
-  const emulator = await startEmulatorFor(port, options.emulator, publicUrl)
-  const bff = await startBff(emulator, { PUBLIC_URL: publicUrl, ...options.env }, port)
-  return {
-    emulator,
-    bff,
-    close: async () => {
-      await bff.close()
+  // The port media-bff will listen on must be known before the emulator starts (its registered
+  // redirect URI names it); the kernel may hand that very port to one of the emulator's own
+  // listeners (port 0) in between. Then both go and the stack starts again on another port.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort()
+    const publicUrl = options.publicUrl ?? `http://127.0.0.1:${port}`
+    const emulator = await startEmulatorFor(port, options.emulator, publicUrl)
+    try {
+      const bff = await startBff(emulator, { PUBLIC_URL: publicUrl, ...options.env }, port)
+      return {
+        emulator,
+        bff,
+        close: async () => {
+          await bff.close()
+          await emulator.stop()
+        }
+      }
+    } catch (error) {
       await emulator.stop()
+      if ((error as { code?: string }).code !== 'EADDRINUSE' || attempt === 5) throw error
     }
   }
 }
