@@ -25,6 +25,12 @@ const CLOSER: Record<number, number> = { 0x7b: 0x7d, 0x5b: 0x5d }
 export interface JsonLinkRewriterOptions {
   /** A replacement for a string value, or undefined to keep it. */
   rewrite: (value: string) => string | undefined
+  /**
+   * Tried first on a string's raw bytes (between the quotes), so the common case is decided
+   * without decoding: the replacement's raw bytes, null to keep the string, or undefined to let
+   * `rewrite` decide. It must agree with `rewrite` wherever it decides.
+   */
+  rewriteRaw?: (raw: Buffer) => Buffer | null | undefined
   /** Only strings whose raw bytes contain this marker are decoded and offered to `rewrite`. */
   marker: string
   maxStringBytes?: number
@@ -148,6 +154,9 @@ export class JsonLinkRewriter {
 
   /** The string's replacement (quotes included), or undefined to keep it. */
   private replacementFor (raw: Buffer): Buffer | undefined {
+    const decided = this.options.rewriteRaw?.(raw)
+    if (decided === null) return undefined
+    if (decided !== undefined) return quoted(decided)
     let value: string
     try {
       // Without a backslash the raw bytes are the value.

@@ -10,7 +10,7 @@ import { BodyTooLargeError, readCappedText } from '../media/capped-body.js'
 import { underTenantApi } from '../media/tenant-urls.js'
 import { UpstreamError, serviceErrorFields, toUpstreamError } from '../media/upstream-error.js'
 import { answerHeaders, isJsonContentType, retryAfterSeconds } from './answer-headers.js'
-import { JsonLinkRewriter, JsonStructureError } from './json-link-rewriter.js'
+import { JsonLinkRewriter, JsonStructureError, type JsonLinkRewriterOptions } from './json-link-rewriter.js'
 import type { UpstreamRequest } from './upstream-request.js'
 
 /** The largest answer relayed; beyond it the answer is cut off (or refused, if it says so). */
@@ -82,8 +82,7 @@ export function createRelay (options: RelayOptions): Relay {
       await discard(response)
       throw new UpstreamError('malformed', name, `${name} answered with more than ${maxBodyBytes} bytes`, status)
     }
-    const apiBase = `${api.origin}${api.pathname.replace(/\/+$/, '')}`
-    const rewriter = new JsonLinkRewriter({ marker: api.host, rewrite: (value) => localLink(value, target, apiBase) })
+    const rewriter = new JsonLinkRewriter(linkRewriting(target))
     const body = await streamThrough(name, response, rewriter, maxBodyBytes, options.onStreamError)
     return { status, headers: answerHeaders(response.headers, true), body }
   }
@@ -155,6 +154,25 @@ function bodyFailure (name: string, status: number, error: unknown): UpstreamErr
   return toUpstreamError(name, error)
 }
 
+/**
+ * How the relay rewrites an answer's links: the tenant's host marks the candidates; a plainly
+ * spelled link is rewritten byte for byte, anything else goes through localLink's URL check.
+ */
+export function linkRewriting (target: RelayTarget): JsonLinkRewriterOptions {
+  const api = new URL(target.apiUrl)
+  const apiBase = `${api.origin}${api.pathname.replace(/\/+$/, '')}`
+  const from = Buffer.from(apiBase)
+  const to = Buffer.from(target.publicApiUrl)
+  return {
+    marker: api.host,
+    rewrite: (value) => localLink(value, target, apiBase),
+    rewriteRaw: (raw) => {
+      if (raw.length <= from.length || raw.compare(from, 0, from.length, 0, from.length) !== 0) return undefined
+      return isPlainApiPath(raw, from.length) ? Buffer.concat([to, raw.subarray(from.length)]) : undefined
+    }
+  }
+}
+
 /** A link to the tenant's API becomes the same link on media-bff's /api/; anything else, undefined. */
 export function localLink (value: string, target: RelayTarget, apiBase: string): string | undefined {
   // The common spelling, checked without parsing: the tenant's own prefix, then a path and query
@@ -168,6 +186,24 @@ export function localLink (value: string, target: RelayTarget, apiBase: string):
 }
 
 const PLAIN_API_PATH = /^\/[\w\-/]*(\?[\w\-.~=&%+]*)?$/
+
+const PATH_BYTE = new Uint8Array(256)
+const QUERY_BYTE = new Uint8Array(256)
+for (const char of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-') PATH_BYTE[char.charCodeAt(0)] = QUERY_BYTE[char.charCodeAt(0)] = 1
+PATH_BYTE[0x2f] = 1
+for (const char of '.~=&%+') QUERY_BYTE[char.charCodeAt(0)] = 1
+
+/** PLAIN_API_PATH and no doubled slash, on bytes from `start`. */
+function isPlainApiPath (raw: Buffer, start: number): boolean {
+  if (raw[start] !== 0x2f) return false
+  let i = start + 1
+  for (; i < raw.length && raw[i] !== 0x3f; i++) {
+    const byte = raw[i] as number
+    if (PATH_BYTE[byte] !== 1 || (byte === 0x2f && raw[i - 1] === 0x2f)) return false
+  }
+  for (i++; i < raw.length; i++) if (QUERY_BYTE[raw[i] as number] !== 1) return false
+  return true
+}
 
 async function discard (response: Dispatcher.ResponseData): Promise<void> {
   try {

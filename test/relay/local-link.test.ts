@@ -2,7 +2,8 @@
 // every input, so speed never changes which links are made local.
 import t from 'tap'
 import fc from 'fast-check'
-import { localLink } from '../../src/relay/relay-call.js'
+import { linkRewriting, localLink } from '../../src/relay/relay-call.js'
+import { JsonLinkRewriter } from '../../src/relay/json-link-rewriter.js'
 import { underTenantApi } from '../../src/media/tenant-urls.js'
 
 const target = { apiUrl: 'https://tenant.example/api', publicApiUrl: 'https://bff.example/api' }
@@ -22,3 +23,17 @@ t.test('quick and full paths agree', async (t) => {
   t.equal(localLink(`${apiBase}/files/9?x=1`, target, apiBase), 'https://bff.example/api/files/9?x=1')
   t.equal(localLink(`${apiBase}/../internal`, target, apiBase), undefined)
 })
+
+t.test('the byte-level rewrite of plain links gives the same bytes as the string path', async (t) => {
+  const options = linkRewriting(target)
+  const stringOnly = { marker: options.marker, rewrite: options.rewrite }
+  const suffix = fc.oneof(fc.webPath(), fc.webQueryParameters().map((query) => `/files/1?${query}`), fc.string(), fc.constantFrom('/a//b', '/a?b/c', '/a?x=1?y', '/', '', '/%41', '/files/1?x=%2F'))
+  const prefix = fc.constantFrom(apiBase, `${apiBase}/`, 'https://tenant.example/apix', 'https://other.example/api')
+  fc.assert(fc.property(prefix, suffix, (start, rest) => {
+    const body = Buffer.from(JSON.stringify({ link: `${start}${rest}` }))
+    const fast = new JsonLinkRewriter(options).push(body)
+    const slow = new JsonLinkRewriter(stringOnly).push(body)
+    t.equal(fast.toString(), slow.toString(), `${start}${rest}`)
+  }), { numRuns: 2000 })
+})
+
