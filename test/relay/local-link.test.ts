@@ -36,4 +36,3 @@ t.test('the byte-level rewrite of plain links gives the same bytes as the string
     t.equal(fast.toString(), slow.toString(), `${start}${rest}`)
   }), { numRuns: 2000 })
 })
-
