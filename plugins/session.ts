@@ -62,6 +62,8 @@ export default fp(async (app) => {
     // The blob holds the grant id and the user's name and e-mail: sealed like the tokens.
     store: createSessionStore(app.kv, {
       cipher: app.cipher,
+      // A browser-session cookie: the server's timeouts, not the cookie, end a session.
+      storeCookie: false,
       ttlMs: (session: { authenticatedAt?: number }) => {
         const absoluteLeft = settings.absoluteTimeoutMs - (Date.now() - (session.authenticatedAt ?? Date.now()))
         return Math.max(1000, Math.min(settings.idleTimeoutMs, absoluteLeft))

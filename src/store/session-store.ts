@@ -21,6 +21,12 @@ export interface SessionStoreOptions<S extends object> {
   defaultTtlMs?: number
   /** Seals each record; the session id is the AAD, so a record cannot be replayed under another id. */
   cipher?: TokenCipher
+  /**
+   * Whether the cookie's state is stored with the session (default true). A browser-session cookie
+   * whose lifetime the server decides (ttlMs) has nothing worth keeping: left out, each record is
+   * smaller and @fastify/session rebuilds the cookie from its options alone, which is cheaper.
+   */
+  storeCookie?: boolean
 }
 
 type Callback = (error?: unknown) => void
@@ -38,8 +44,9 @@ const dayMs = 24 * 60 * 60 * 1000
 
 export function createSessionStore<S extends object = object> (
   store: KeyValueStore,
-  { ttlMs, defaultTtlMs = dayMs, cipher }: SessionStoreOptions<S> = {}
+  { ttlMs, defaultTtlMs = dayMs, cipher, storeCookie = true }: SessionStoreOptions<S> = {}
 ): SessionStore<S> {
+  const serialise = storeCookie ? (session: S) => JSON.stringify(session) : withoutCookie
   const lifetimeOf = ttlMs ?? ((session: S) => cookieLifetimeMs(session, defaultTtlMs))
   const keyOf = (sessionId: string): string => `sess:${sessionId}`
   const seal = (sessionId: string, json: string): string => cipher === undefined ? json : cipher.encrypt(json, keyOf(sessionId))
@@ -53,7 +60,7 @@ export function createSessionStore<S extends object = object> (
           await storeCall(() => store.delete(keyOf(sessionId)))
           return
         }
-        const record = seal(sessionId, JSON.stringify(session))
+        const record = seal(sessionId, serialise(session))
         await storeCall(() => store.set(keyOf(sessionId), record, lifetimeMs))
       }, callback)
     },
@@ -75,6 +82,19 @@ export function createSessionStore<S extends object = object> (
     destroy (sessionId, callback) {
       settle(async () => { await storeCall(() => store.delete(keyOf(sessionId))) }, callback)
     }
+  }
+}
+
+/** The session's JSON without its cookie; the cookie is set aside for the moment, not copied. */
+function withoutCookie (session: object): string {
+  const holder = session as { cookie?: unknown }
+  if (!('cookie' in holder)) return JSON.stringify(session)
+  const cookie = holder.cookie
+  holder.cookie = undefined
+  try {
+    return JSON.stringify(session)
+  } finally {
+    holder.cookie = cookie
   }
 }
 

@@ -125,6 +125,17 @@ t.test('what get returns is what JSON keeps of the Session, cookie included', as
   t.equal(await store.get('missing'), undefined, 'absent: undefined, like MemoryStore')
 })
 
+t.test('storeCookie: false keeps everything but the cookie, and leaves the session as it was', async (t) => {
+  const kv = createMemoryStore()
+  t.teardown(() => kv.close())
+  const store = promised(createSessionStore(kv, { storeCookie: false, ttlMs: () => 60_000 }))
+  const session = { cookie: { path: '/', httpOnly: true }, user: { id: 'u1' }, list: [1, 2] }
+  await store.set('abc', session)
+  t.same(await store.get('abc'), { user: { id: 'u1' }, list: [1, 2] })
+  t.same(session.cookie, { path: '/', httpOnly: true }, 'the cookie is put back')
+  t.notMatch(await kv.get('sess:abc') ?? '', 'httpOnly', 'nothing of the cookie stored')
+})
+
 t.test('the TTL follows the cookie, else the default, else the ttlMs option', async (t) => {
   const redisKv = createRedisStore({ url: redis.url, keyPrefix: 'ttl-test:' })
   t.teardown(() => redisKv.close())
