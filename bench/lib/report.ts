@@ -171,7 +171,7 @@ export function renderResults (r: Results, analysis: string | undefined): string
       row.perRequest.map((c) => `${c.command} ${c.calls.toFixed(2)}`).join(', ')
     ])), '')
     out.push(`Every command Redis received (MONITOR) while ${r.plan.redisTripRequests} requests ran at 10 connections after a warm-up, divided by the successful requests. ` +
-      'Each command media-bff sent counts as a round trip (it uses no pipeline or MULTI today; one that did would be over-counted here); commands a Lua script runs inside Redis, such as the rate limit\'s, are marked (lua) and cost no trip.', '')
+      'Each command media-bff sent counts as one round trip of its request: the commands of one request depend on each other (the grant id is in the session) and go one after another, while ioredis auto-pipelining batches commands of different requests issued in the same tick into one write, which MONITOR cannot show; commands a Lua script runs inside Redis, such as the rate limit\'s, are marked (lua) and cost no trip.', '')
   }
   if (r.cpu !== undefined) {
     out.push('## CPU time per 1 000 registrations', '')

@@ -4,6 +4,10 @@
 import { randomBytes } from 'node:crypto'
 import type { KeyValueStore } from '../store/key-value-store.js'
 import type { TokenCipher } from '../store/token-cipher.js'
+import { createBoundedMemo } from '../bounded-memo.js'
+
+/** Grants opened recently, by their sealed record: every signed-in request reads its grant. */
+const OPENED_MEMO_ENTRIES = 4096
 
 export interface Grant {
   id: string
@@ -37,6 +41,17 @@ export interface StoredGrant {
 export function createGrantStore (store: KeyValueStore, cipher: TokenCipher, { ttlMs }: { ttlMs: number }) {
   const key = (id: string): string => `grant:${id}`
   const seal = (grant: Grant): string => cipher.encrypt(JSON.stringify(grant), key(grant.id))
+  // A sealed record always opens to the same grant, so it is parsed once and shared, frozen: a
+  // change is always a new record (replace), never an edit of one read.
+  const opened = createBoundedMemo<Grant>(OPENED_MEMO_ENTRIES)
+  const open = (id: string, stored: string): Grant => {
+    const remembered = opened.get(stored)
+    if (remembered !== undefined && remembered.id === id) return remembered
+    const grant = JSON.parse(cipher.decrypt(stored, key(id))) as Grant
+    Object.freeze(grant.scopes)
+    opened.set(stored, Object.freeze(grant))
+    return grant
+  }
 
   return {
     async create (fields: NewGrant): Promise<Grant> {
@@ -51,7 +66,7 @@ export function createGrantStore (store: KeyValueStore, cipher: TokenCipher, { t
       if (stored === undefined) return undefined
       let grant: Grant
       try {
-        grant = JSON.parse(cipher.decrypt(stored, key(id))) as Grant
+        grant = open(id, stored)
       } catch {
         // Unreadable (tampered, or sealed with a key no longer configured): as good as absent.
         return undefined
