@@ -55,8 +55,7 @@ export function setUpNewFolderForm (bff: MediaBffClient, browser: FolderBrowser,
     event.preventDefault()
     if (working || disabled) return
     const name = input.value.trim()
-    // eslint-disable-next-line no-control-regex
-    if (name === '' || name.length > 255 || /[\u0000-\u001f\u007f/]/.test(name)) {
+    if (name === '' || name.length > 255 || /[\p{Cc}/]/u.test(name)) {
       invalid('A folder name needs 1 to 255 characters, without "/", line breaks or tabs.')
       return
     }

@@ -1,17 +1,19 @@
 // One relayed call: the upstream request with the user's token and nothing of the browser's,
 // and the answer as the browser may see it. Answers stream through with a size cap and their
-// tenant API links rewritten to media-bff's /api/; the first PRIME_BYTES are read and checked
+// tenant API links rewritten to media-bff's /api/ (local-links.ts); the first PRIME_BYTES are read and checked
 // before anything is sent, so a short answer that is not JSON still becomes a clean 502.
 // Statuses are sorted here: 2xx and 304 pass, a 4xx is a refusal the browser sees with its
 // status, 401 is for the caller's refresh-and-retry, and anything else is the service's fault.
 import { Readable } from 'node:stream'
 import type { Dispatcher } from 'undici'
 import { BodyTooLargeError, readCappedText } from '../media/capped-body.js'
-import { underTenantApi } from '../media/tenant-urls.js'
 import { UpstreamError, serviceErrorFields, toUpstreamError } from '../media/upstream-error.js'
 import { answerHeaders, isJsonContentType, retryAfterSeconds } from './answer-headers.js'
-import { JsonLinkRewriter, JsonStructureError, type JsonLinkRewriterOptions } from './json-link-rewriter.js'
+import { JsonLinkRewriter, JsonStructureError } from './json-link-rewriter.js'
+import { linkRewriting, type RelayTarget } from './local-links.js'
 import type { UpstreamRequest } from './upstream-request.js'
+
+export type { RelayTarget } from './local-links.js'
 
 /** The largest answer relayed; beyond it the answer is cut off (or refused, if it says so). */
 export const MAX_RELAYED_BODY_BYTES = 4 * 1_048_576
@@ -23,13 +25,6 @@ export interface RelayAnswer {
   status: number
   headers: Record<string, string>
   body?: Buffer | Readable
-}
-
-export interface RelayTarget {
-  /** The tenant's API, e.g. https://tenant.example/api */
-  apiUrl: string
-  /** media-bff's own /api, e.g. https://media.example.org/api */
-  publicApiUrl: string
 }
 
 export interface RelayOptions {
@@ -152,57 +147,6 @@ async function failureOf (name: string, response: Dispatcher.ResponseData): Prom
 function bodyFailure (name: string, status: number, error: unknown): UpstreamError {
   if (error instanceof JsonStructureError) return new UpstreamError('malformed', name, `${name} answered with a body that is not JSON (${error.message})`, status)
   return toUpstreamError(name, error)
-}
-
-/**
- * How the relay rewrites an answer's links: the tenant's host marks the candidates; a plainly
- * spelled link is rewritten byte for byte, anything else goes through localLink's URL check.
- */
-export function linkRewriting (target: RelayTarget): JsonLinkRewriterOptions {
-  const api = new URL(target.apiUrl)
-  const apiBase = `${api.origin}${api.pathname.replace(/\/+$/, '')}`
-  const from = Buffer.from(apiBase)
-  const to = Buffer.from(target.publicApiUrl)
-  return {
-    marker: api.host,
-    rewrite: (value) => localLink(value, target, apiBase),
-    rewriteRaw: (raw) => {
-      if (raw.length <= from.length || raw.compare(from, 0, from.length, 0, from.length) !== 0) return undefined
-      return isPlainApiPath(raw, from.length) ? Buffer.concat([to, raw.subarray(from.length)]) : undefined
-    }
-  }
-}
-
-/** A link to the tenant's API becomes the same link on media-bff's /api/; anything else, undefined. */
-export function localLink (value: string, target: RelayTarget, apiBase: string): string | undefined {
-  // The common spelling, checked without parsing: the tenant's own prefix, then a path and query
-  // of plain characters (no dots, percent signs in the path, or doubled slashes to normalise).
-  if (value.startsWith(apiBase)) {
-    const rest = value.slice(apiBase.length)
-    if (PLAIN_API_PATH.test(rest) && !rest.includes('//')) return `${target.publicApiUrl}${rest}`
-  }
-  const href = underTenantApi(value, target.apiUrl)
-  return href === undefined ? undefined : `${target.publicApiUrl}${href.slice(apiBase.length)}`
-}
-
-const PLAIN_API_PATH = /^\/[\w\-/]*(\?[\w\-.~=&%+]*)?$/
-
-const PATH_BYTE = new Uint8Array(256)
-const QUERY_BYTE = new Uint8Array(256)
-for (const char of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-') PATH_BYTE[char.charCodeAt(0)] = QUERY_BYTE[char.charCodeAt(0)] = 1
-PATH_BYTE[0x2f] = 1
-for (const char of '.~=&%+') QUERY_BYTE[char.charCodeAt(0)] = 1
-
-/** PLAIN_API_PATH and no doubled slash, on bytes from `start`. */
-function isPlainApiPath (raw: Buffer, start: number): boolean {
-  if (raw[start] !== 0x2f) return false
-  let i = start + 1
-  for (; i < raw.length && raw[i] !== 0x3f; i++) {
-    const byte = raw[i] as number
-    if (PATH_BYTE[byte] !== 1 || (byte === 0x2f && raw[i - 1] === 0x2f)) return false
-  }
-  for (i++; i < raw.length; i++) if (QUERY_BYTE[raw[i] as number] !== 1) return false
-  return true
 }
 
 async function discard (response: Dispatcher.ResponseData): Promise<void> {

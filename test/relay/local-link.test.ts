@@ -2,7 +2,7 @@
 // every input, so speed never changes which links are made local.
 import t from 'tap'
 import fc from 'fast-check'
-import { linkRewriting, localLink } from '../../src/relay/relay-call.js'
+import { linkRewriting, localLink } from '../../src/relay/local-links.js'
 import { JsonLinkRewriter } from '../../src/relay/json-link-rewriter.js'
 import { underTenantApi } from '../../src/media/tenant-urls.js'
 

@@ -1,0 +1,63 @@
+// Which strings in a relayed answer are links to the tenant's API, and what they become on
+// media-bff's own /api/. A plainly spelled link is recognised on its bytes; anything else goes
+// through the full URL check (underTenantApi), and the two always agree (test/relay/local-link).
+import { underTenantApi } from '../media/tenant-urls.js'
+import type { JsonLinkRewriterOptions } from './json-link-rewriter.js'
+
+export interface RelayTarget {
+  /** The tenant's API, e.g. https://tenant.example/api */
+  apiUrl: string
+  /** media-bff's own /api, e.g. https://media.example.org/api */
+  publicApiUrl: string
+}
+
+/**
+ * How the relay rewrites an answer's links: the tenant's host marks the candidates; a plainly
+ * spelled link is rewritten byte for byte, anything else goes through localLink's URL check.
+ */
+export function linkRewriting (target: RelayTarget): JsonLinkRewriterOptions {
+  const api = new URL(target.apiUrl)
+  const apiBase = `${api.origin}${api.pathname.replace(/\/+$/, '')}`
+  const from = Buffer.from(apiBase)
+  const to = Buffer.from(target.publicApiUrl)
+  return {
+    marker: api.host,
+    rewrite: (value) => localLink(value, target, apiBase),
+    rewriteRaw: (raw) => {
+      if (raw.length <= from.length || raw.compare(from, 0, from.length, 0, from.length) !== 0) return undefined
+      return isPlainApiPath(raw, from.length) ? Buffer.concat([to, raw.subarray(from.length)]) : undefined
+    }
+  }
+}
+
+/** A link to the tenant's API becomes the same link on media-bff's /api/; anything else, undefined. */
+export function localLink (value: string, target: RelayTarget, apiBase: string): string | undefined {
+  // The common spelling, checked without parsing: the tenant's own prefix, then a path and query
+  // of plain characters (no dots, percent signs in the path, or doubled slashes to normalise).
+  if (value.startsWith(apiBase)) {
+    const rest = value.slice(apiBase.length)
+    if (PLAIN_API_PATH.test(rest) && !rest.includes('//')) return `${target.publicApiUrl}${rest}`
+  }
+  const href = underTenantApi(value, target.apiUrl)
+  return href === undefined ? undefined : `${target.publicApiUrl}${href.slice(apiBase.length)}`
+}
+
+const PLAIN_API_PATH = /^\/[\w\-/]*(\?[\w\-.~=&%+]*)?$/
+
+const PATH_BYTE = new Uint8Array(256)
+const QUERY_BYTE = new Uint8Array(256)
+for (const char of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-') PATH_BYTE[char.charCodeAt(0)] = QUERY_BYTE[char.charCodeAt(0)] = 1
+PATH_BYTE[0x2f] = 1
+for (const char of '.~=&%+') QUERY_BYTE[char.charCodeAt(0)] = 1
+
+/** PLAIN_API_PATH and no doubled slash, on bytes from `start`. */
+function isPlainApiPath (raw: Buffer, start: number): boolean {
+  if (raw[start] !== 0x2f) return false
+  let i = start + 1
+  for (; i < raw.length && raw[i] !== 0x3f; i++) {
+    const byte = raw[i] as number
+    if (PATH_BYTE[byte] !== 1 || (byte === 0x2f && raw[i - 1] === 0x2f)) return false
+  }
+  for (i++; i < raw.length; i++) if (QUERY_BYTE[raw[i] as number] !== 1) return false
+  return true
+}
