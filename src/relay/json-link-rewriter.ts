@@ -26,14 +26,20 @@ export interface JsonLinkRewriterOptions {
   /** A replacement for a string value, or undefined to keep it. */
   rewrite: (value: string) => string | undefined
   /**
-   * Tried first on a string's raw bytes (between the quotes), so the common case is decided
-   * without decoding: the replacement's raw bytes, null to keep the string, or undefined to let
-   * `rewrite` decide. It must agree with `rewrite` wherever it decides.
+   * The common case, decided on the raw bytes without decoding: a string that starts with `from`
+   * and whose rest `isPlainRest` accepts (bytes start to end) has `from` replaced by `to`, and
+   * nothing else is copied. It must agree with `rewrite` wherever it applies.
    */
-  rewriteRaw?: (raw: Buffer) => Buffer | null | undefined
+  plainPrefix?: PlainPrefix
   /** Only strings whose raw bytes contain this marker are decoded and offered to `rewrite`. */
   marker: string
   maxStringBytes?: number
+}
+
+export interface PlainPrefix {
+  from: Buffer
+  to: Buffer
+  isPlainRest: (bytes: Buffer, start: number, end: number) => boolean
 }
 
 export class JsonLinkRewriter {
@@ -92,10 +98,18 @@ export class JsonLinkRewriter {
         if (this.stringIsKey || nextMarker < 0) continue
         if (nextMarker < this.stringStart) nextMarker = chunk.indexOf(this.marker, this.stringStart)
         if (nextMarker < 0 || nextMarker > i) continue
-        const replacement = this.replacementFor(chunk.subarray(this.stringStart + 1, i))
-        if (replacement !== undefined) {
-          out.push(chunk.subarray(runStart, this.stringStart), replacement)
-          runStart = i + 1
+        const start = this.stringStart + 1
+        if (this.hasPlainPrefix(chunk, start, i)) {
+          // Only the prefix changes: what follows it goes out with the next run of the chunk.
+          const prefix = this.options.plainPrefix as PlainPrefix
+          out.push(chunk.subarray(runStart, start), prefix.to)
+          runStart = start + prefix.from.length
+        } else {
+          const replacement = this.replacementFor(chunk.subarray(start, i))
+          if (replacement !== undefined) {
+            out.push(chunk.subarray(runStart, this.stringStart), replacement)
+            runStart = i + 1
+          }
         }
         nextMarker = chunk.indexOf(this.marker, i + 1)
         continue
@@ -148,15 +162,24 @@ export class JsonLinkRewriter {
     this.pending = []
     this.pendingBytes = 0
     if (raw.length > this.maxStringBytes) throw new JsonStructureError(`a string is longer than ${this.maxStringBytes} bytes`)
-    const replacement = this.stringIsKey || !raw.includes(this.marker) ? undefined : this.replacementFor(raw)
-    return replacement ?? quoted(raw)
+    if (this.stringIsKey || !raw.includes(this.marker)) return quoted(raw)
+    if (this.hasPlainPrefix(raw, 0, raw.length)) {
+      const prefix = this.options.plainPrefix as PlainPrefix
+      return quoted(Buffer.concat([prefix.to, raw.subarray(prefix.from.length)]))
+    }
+    return this.replacementFor(raw) ?? quoted(raw)
+  }
+
+  /** Whether the raw string in bytes start to end takes the plain-prefix path. */
+  private hasPlainPrefix (bytes: Buffer, start: number, end: number): boolean {
+    const prefix = this.options.plainPrefix
+    if (prefix === undefined) return false
+    const rest = start + prefix.from.length
+    return end > rest && bytes.compare(prefix.from, 0, prefix.from.length, start, rest) === 0 && prefix.isPlainRest(bytes, rest, end)
   }
 
   /** The string's replacement (quotes included), or undefined to keep it. */
   private replacementFor (raw: Buffer): Buffer | undefined {
-    const decided = this.options.rewriteRaw?.(raw)
-    if (decided === null) return undefined
-    if (decided !== undefined) return quoted(decided)
     let value: string
     try {
       // Without a backslash the raw bytes are the value.

@@ -13,20 +13,15 @@ export interface RelayTarget {
 
 /**
  * How the relay rewrites an answer's links: the tenant's host marks the candidates; a plainly
- * spelled link is rewritten byte for byte, anything else goes through localLink's URL check.
+ * spelled link has its prefix swapped on the bytes, anything else goes through localLink.
  */
 export function linkRewriting (target: RelayTarget): JsonLinkRewriterOptions {
   const api = new URL(target.apiUrl)
   const apiBase = `${api.origin}${api.pathname.replace(/\/+$/, '')}`
-  const from = Buffer.from(apiBase)
-  const to = Buffer.from(target.publicApiUrl)
   return {
     marker: api.host,
     rewrite: (value) => localLink(value, target, apiBase),
-    rewriteRaw: (raw) => {
-      if (raw.length <= from.length || raw.compare(from, 0, from.length, 0, from.length) !== 0) return undefined
-      return isPlainApiPath(raw, from.length) ? Buffer.concat([to, raw.subarray(from.length)]) : undefined
-    }
+    plainPrefix: { from: Buffer.from(apiBase), to: Buffer.from(target.publicApiUrl), isPlainRest: isPlainApiPath }
   }
 }
 
@@ -50,14 +45,14 @@ for (const char of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234567
 PATH_BYTE[0x2f] = 1
 for (const char of '.~=&%+') QUERY_BYTE[char.charCodeAt(0)] = 1
 
-/** PLAIN_API_PATH and no doubled slash, on bytes from `start`. */
-function isPlainApiPath (raw: Buffer, start: number): boolean {
+/** PLAIN_API_PATH and no doubled slash, on the bytes from start to end. */
+function isPlainApiPath (raw: Buffer, start: number, end: number): boolean {
   if (raw[start] !== 0x2f) return false
   let i = start + 1
-  for (; i < raw.length && raw[i] !== 0x3f; i++) {
+  for (; i < end && raw[i] !== 0x3f; i++) {
     const byte = raw[i] as number
     if (PATH_BYTE[byte] !== 1 || (byte === 0x2f && raw[i - 1] === 0x2f)) return false
   }
-  for (i++; i < raw.length; i++) if (QUERY_BYTE[raw[i] as number] !== 1) return false
+  for (i++; i < end; i++) if (QUERY_BYTE[raw[i] as number] !== 1) return false
   return true
 }
