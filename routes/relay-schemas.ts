@@ -52,5 +52,5 @@ export function relaySchema (operation: RelayOperation): Record<string, unknown>
 
 /** The router's path: every id parameter constrained to digits, so nothing else matches. */
 export function routePath (path: string): string {
-  return path.split('/').map((segment) => segment.startsWith(':') ? `${segment}(^\\d{1,15}$)` : segment).join('/')
+  return path.split('/').map((segment) => segment.startsWith(':') ? `${segment}(${ID_PATTERN})` : segment).join('/')
 }

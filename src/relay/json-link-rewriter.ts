@@ -32,7 +32,7 @@ export interface JsonLinkRewriterOptions {
    */
   plainPrefix?: PlainPrefix
   /** Only strings whose raw bytes contain this marker are decoded and offered to `rewrite`. */
-  marker: string
+  marker: string | Buffer
   maxStringBytes?: number
 }
 
@@ -60,7 +60,7 @@ export class JsonLinkRewriter {
   private readonly maxStringBytes: number
 
   constructor (private readonly options: JsonLinkRewriterOptions) {
-    this.marker = Buffer.from(options.marker)
+    this.marker = typeof options.marker === 'string' ? Buffer.from(options.marker) : options.marker
     this.maxStringBytes = options.maxStringBytes ?? 65_536
   }
 

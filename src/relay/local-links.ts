@@ -19,7 +19,7 @@ export function linkRewriting (target: RelayTarget): JsonLinkRewriterOptions {
   const api = new URL(target.apiUrl)
   const apiBase = `${api.origin}${api.pathname.replace(/\/+$/, '')}`
   return {
-    marker: api.host,
+    marker: Buffer.from(api.host),
     rewrite: (value) => localLink(value, target, apiBase),
     plainPrefix: { from: Buffer.from(apiBase), to: Buffer.from(target.publicApiUrl), isPlainRest: isPlainApiPath }
   }

@@ -9,7 +9,7 @@ import type { Dispatcher } from 'undici'
 import { BodyTooLargeError, readCappedText } from '../media/capped-body.js'
 import { UpstreamError, serviceErrorFields, toUpstreamError } from '../media/upstream-error.js'
 import { answerHeaders, isJsonContentType, retryAfterSeconds } from './answer-headers.js'
-import { JsonLinkRewriter, JsonStructureError } from './json-link-rewriter.js'
+import { JsonLinkRewriter, JsonStructureError, type JsonLinkRewriterOptions } from './json-link-rewriter.js'
 import { linkRewriting, type RelayTarget } from './local-links.js'
 import type { UpstreamRequest } from './upstream-request.js'
 
@@ -41,9 +41,21 @@ export type Relay = (request: UpstreamRequest, token: string, target: RelayTarge
 
 export function createRelay (options: RelayOptions): Relay {
   const maxBodyBytes = options.maxBodyBytes ?? MAX_RELAYED_BODY_BYTES
+  // Per tenant, worked out on its first call rather than on every one: tenants are configured.
+  const tenants = new Map<string, { origin: string, basePath: string, links: JsonLinkRewriterOptions }>()
+  const tenantOf = (target: RelayTarget): { origin: string, basePath: string, links: JsonLinkRewriterOptions } => {
+    const key = `${target.apiUrl} ${target.publicApiUrl}`
+    let tenant = tenants.get(key)
+    if (tenant === undefined) {
+      const api = new URL(target.apiUrl)
+      tenant = { origin: api.origin, basePath: api.pathname.replace(/\/+$/, ''), links: linkRewriting(target) }
+      tenants.set(key, tenant)
+    }
+    return tenant
+  }
   return async function relay (request, token, target) {
     const name = request.operation.name
-    const api = new URL(target.apiUrl)
+    const tenant = tenantOf(target)
     const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json', 'accept-encoding': 'identity' }
     if (request.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded'
     if (request.ifNoneMatch !== undefined) headers['if-none-match'] = request.ifNoneMatch
@@ -52,8 +64,8 @@ export function createRelay (options: RelayOptions): Relay {
     let response: Dispatcher.ResponseData
     try {
       response = await options.dispatcher.request({
-        origin: api.origin,
-        path: `${api.pathname.replace(/\/+$/, '')}/${request.path}`,
+        origin: tenant.origin,
+        path: `${tenant.basePath}/${request.path}`,
         method: request.operation.method,
         headers,
         body: request.form
@@ -77,7 +89,7 @@ export function createRelay (options: RelayOptions): Relay {
       await discard(response)
       throw new UpstreamError('malformed', name, `${name} answered with more than ${maxBodyBytes} bytes`, status)
     }
-    const rewriter = new JsonLinkRewriter(linkRewriting(target))
+    const rewriter = new JsonLinkRewriter(tenant.links)
     const body = await streamThrough(name, response, rewriter, maxBodyBytes, options.onStreamError)
     return { status, headers: answerHeaders(response.headers, true), body }
   }
