@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fastifyCookie from '@fastify/cookie'
 import fastifySession from '@fastify/session'
 import { createSessionStore } from '../src/store/session-store.js'
-import { createBoundedMemo } from '../src/bounded-memo.js'
+import { memoised } from '../src/bounded-memo.js'
 
 export interface SessionUser {
   id: string | undefined
@@ -119,24 +119,10 @@ export default fp(async (app) => {
  */
 function memoisedSigner (secrets: string[]): { sign: (value: string) => string, unsign: (input: string) => fastifyCookie.UnsignResult } {
   const signer = new fastifyCookie.Signer(secrets, 'sha256')
-  const verified = createBoundedMemo<fastifyCookie.UnsignResult>(VERIFIED_MEMO_ENTRIES)
-  const signed = createBoundedMemo<string>(VERIFIED_MEMO_ENTRIES)
   return {
     // @fastify/session signs the id again for every session it restores from the store.
-    sign (value) {
-      const remembered = signed.get(value)
-      if (remembered !== undefined) return remembered
-      const result = signer.sign(value)
-      signed.set(value, result)
-      return result
-    },
-    unsign (input) {
-      const remembered = verified.get(input)
-      if (remembered !== undefined) return remembered
-      const result = signer.unsign(input)
-      verified.set(input, result)
-      return result
-    }
+    sign: memoised(VERIFIED_MEMO_ENTRIES, (value) => signer.sign(value)),
+    unsign: memoised(VERIFIED_MEMO_ENTRIES, (input) => signer.unsign(input))
   }
 }
 
