@@ -135,8 +135,9 @@ t.test('a long answer streams through, rewritten; past the cap it is cut off', a
     }
   }))
   const cut = await browser.get('/api/folders/0/contents').catch((error: Error) => error)
-  t.ok(cut instanceof Error || cut.status === 502, 'an endless answer never completes as a success')
-  t.ok(bff.logs.some((line) => line.includes('a relayed answer failed while streaming')) || !(cut instanceof Error), 'the cut-off is logged')
+  // The status went out with the first 64 KiB, so the cap can only cut the body off.
+  t.ok(cut instanceof Error, 'an endless answer never completes: the body is cut off')
+  t.ok(bff.logs.some((line) => line.includes('a relayed answer failed while streaming')), 'the cut-off is logged')
 })
 
 t.test('refusals keep their status in the contract\'s shape; 5xx, redirects and nonsense are 502', async (t) => {
