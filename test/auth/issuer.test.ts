@@ -3,19 +3,15 @@
 // sends whatever authorization response the test asks for.
 import t from 'tap'
 import { startBff } from '../helpers/bff.js'
-import { signInWithoutConsent } from '../helpers/sign-in.js'
-import type { RunningEmulator } from '../../src/emulator/index.js'
-import { startHostileService } from '../hardening/hostile-media-service.js'
+import { LOGIN_TO_BACK, signInWithoutConsent } from '../helpers/sign-in.js'
+import { asUpstream, startHostileService } from '../hardening/hostile-media-service.js'
 
 const service = await startHostileService()
 t.teardown(service.close)
-const upstream = { baseUrl: service.baseUrl, clientId: 'client', clientSecret: 'secret' } as RunningEmulator
-
-/** Every sign-in here asks to come back to /back, so a completed one ends there. */
-const LOGIN_TO_BACK = '/auth/login?return_to=/back'
+const upstream = asUpstream(service)
 
 function respondWith (params: Record<string, string>): void {
-  for (const name of Object.keys(service.callbackParams)) Reflect.deleteProperty(service.callbackParams, name)
+  service.reset()
   Object.assign(service.callbackParams, params)
 }
 

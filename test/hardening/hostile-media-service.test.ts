@@ -4,25 +4,19 @@
 // 500 of its own) and stays up with the session intact.
 import t from 'tap'
 import { startBff } from '../helpers/bff.js'
-import { signInWithoutConsent } from '../helpers/sign-in.js'
-import type { RunningEmulator } from '../../src/emulator/index.js'
-import { registration, startHostileService, VALID_ULID } from './hostile-media-service.js'
+import { LOGIN_TO_BACK, signInWithoutConsent } from '../helpers/sign-in.js'
+import { asUpstream, registration, startHostileService, VALID_ULID } from './hostile-media-service.js'
 
 const service = await startHostileService()
 t.teardown(service.close)
-const bff = await startBff({ baseUrl: service.baseUrl, clientId: 'hostile-client', clientSecret: 'hostile-secret' } as RunningEmulator, {
+const bff = await startBff(asUpstream(service), {
   OAUTH_SCOPES: 'basic user.info upload',
   UPLOAD_ALLOWED_HOSTS: new URL(service.baseUrl).host,
   UPSTREAM_TIMEOUT_MS: '2000'
 })
 t.teardown(bff.close)
 
-/** Every sign-in here asks to come back to /back, so a completed one ends there. */
-const LOGIN_TO_BACK = '/auth/login?return_to=/back'
-
-t.afterEach(async () => {
-  for (const endpoint of ['token', 'user_info', 'upload_id', 'finish'] as const) service.answer(endpoint, undefined)
-})
+t.afterEach(async () => { service.reset() })
 
 t.test('registration records that point anywhere but the tenant\'s API are refused with 502', async (t) => {
   const browser = bff.browser()

@@ -6,6 +6,7 @@
 // endpoint.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { RunningEmulator } from '../../src/emulator/index.js'
 
 export interface RecordedRequest {
   method: string
@@ -33,6 +34,8 @@ export interface HostileService {
   canaryReceived: RecordedRequest[]
   /** Replaces the answer of one endpoint; `undefined` restores the well-behaved one. */
   answer: (endpoint: Endpoint, make: ((request: IncomingMessage) => Answer) | undefined) => void
+  /** Every endpoint well-behaved again, and no extra authorization response parameters. */
+  reset: () => void
   /** Parameters added to every authorization response (iss, error, ...). */
   callbackParams: Record<string, string>
   /** Refresh tokens redeemed more than once (what a lost lease would cause). */
@@ -118,6 +121,10 @@ export async function startHostileService (): Promise<HostileService> {
     received,
     canaryReceived,
     callbackParams,
+    reset: () => {
+      overrides.clear()
+      for (const name of Object.keys(callbackParams)) Reflect.deleteProperty(callbackParams, name)
+    },
     answer: (endpoint, make) => {
       if (make === undefined) overrides.delete(endpoint)
       else overrides.set(endpoint, make)
@@ -128,6 +135,11 @@ export async function startHostileService (): Promise<HostileService> {
       await Promise.all([close(tenant), close(canary)])
     }
   }
+}
+
+/** The service as media-bff's test helpers take an upstream (startBff); it checks no credentials. */
+export function asUpstream (service: HostileService): RunningEmulator {
+  return { baseUrl: service.baseUrl, clientId: 'hostile-client', clientSecret: 'hostile-secret' } as RunningEmulator
 }
 
 /** A registration record as the real service gives it, on `baseUrl`, with `changes` applied. */

@@ -2,7 +2,7 @@
 // real Redis, in front of the emulator, with access tokens expiring many times during the run.
 // runSoak measures; soakProblems (soak-report.ts) judges.
 import { randomBytes } from 'node:crypto'
-import { bffEnv, startEmulatorFor } from '../helpers/bff.js'
+import { bffEnv, startEmulatorFor, UNLIMITED_RATES } from '../helpers/bff.js'
 import { freePort } from '../helpers/ports.js'
 import { startRedis } from '../helpers/redis.js'
 import { refreshEstimate, refreshLowerBound, refreshUpperBound } from './refresh-bounds.js'
@@ -41,9 +41,7 @@ export async function runSoak (options: SoakOptions): Promise<SoakReport> {
     REDIS_KEY_PREFIX: 'soak:',
     OAUTH_SCOPES: 'basic user.info upload',
     LOG_LEVEL: 'info',
-    RATE_LIMIT_LOGIN_PER_MINUTE: '1000000',
-    RATE_LIMIT_REGISTER_PER_MINUTE: '1000000',
-    RATE_LIMIT_FINISH_PER_MINUTE: '1000000'
+    ...UNLIMITED_RATES
   })
   const replicas: Replica[] = []
   try {

@@ -17,6 +17,9 @@ export interface SignInResult {
   authorizeUrl: string
 }
 
+/** A sign-in that asks to come back to /back, so a completed one ends there. */
+export const LOGIN_TO_BACK = '/auth/login?return_to=/back'
+
 export async function startLogin (browser: Browser, loginPath = '/auth/login'): Promise<string> {
   const login = await browser.get(loginPath)
   if (login.status !== 302 || login.location === undefined) throw new Error(`login answered ${login.status}: ${login.text}`)

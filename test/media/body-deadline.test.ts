@@ -4,13 +4,12 @@
 import t from 'tap'
 import { startBff } from '../helpers/bff.js'
 import { signInWithoutConsent } from '../helpers/sign-in.js'
-import type { RunningEmulator } from '../../src/emulator/index.js'
-import { startHostileService } from '../hardening/hostile-media-service.js'
+import { asUpstream, startHostileService } from '../hardening/hostile-media-service.js'
 
 t.test('a dripping body ends in 504 at the deadline', async (t) => {
   const service = await startHostileService()
   t.teardown(service.close)
-  const bff = await startBff({ baseUrl: service.baseUrl, clientId: 'hostile-client', clientSecret: 'hostile-secret' } as RunningEmulator, {
+  const bff = await startBff(asUpstream(service), {
     OAUTH_SCOPES: 'basic user.info upload',
     UPLOAD_ALLOWED_HOSTS: new URL(service.baseUrl).host,
     UPSTREAM_TIMEOUT_MS: '600'

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto'
 import { Agent, getGlobalDispatcher, setGlobalDispatcher } from 'undici'
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js'
+import { UNLIMITED_RATES } from '../helpers/bff.js'
 import { Browser, type HttpResponse } from '../helpers/http-client.js'
 import { startNginx, type RunningNginx } from '../helpers/nginx.js'
 import { freePort } from '../helpers/ports.js'
@@ -103,9 +104,7 @@ export async function startProductionStack (t: Teardown, options: StackOptions =
     // As production should: /metrics and /docs for the operators' token only.
     METRICS_TOKEN: metricsToken,
     // Every request of these tests comes from 127.0.0.1.
-    RATE_LIMIT_LOGIN_PER_MINUTE: '10000',
-    RATE_LIMIT_REGISTER_PER_MINUTE: '10000',
-    RATE_LIMIT_FINISH_PER_MINUTE: '10000',
+    ...UNLIMITED_RATES,
     ...options.env
   }
 

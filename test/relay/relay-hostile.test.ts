@@ -5,22 +5,19 @@
 import t from 'tap'
 import { startBff } from '../helpers/bff.js'
 import { signInWithoutConsent } from '../helpers/sign-in.js'
-import type { RunningEmulator } from '../../src/emulator/index.js'
-import { startHostileService } from '../hardening/hostile-media-service.js'
+import { asUpstream, startHostileService } from '../hardening/hostile-media-service.js'
 import { rawRequest } from '../hardening/raw-http.js'
 
 const service = await startHostileService()
 t.teardown(service.close)
-const bff = await startBff({ baseUrl: service.baseUrl, clientId: 'hostile-client', clientSecret: 'hostile-secret' } as RunningEmulator, {
+const bff = await startBff(asUpstream(service), {
   OAUTH_SCOPES: 'basic user.info upload',
   ALLOWED_ORIGINS: 'https://www.example.org',
   UPSTREAM_TIMEOUT_MS: '1000'
 })
 t.teardown(bff.close)
 
-t.afterEach(async () => {
-  for (const endpoint of ['token', 'user_info', 'library'] as const) service.answer(endpoint, undefined)
-})
+t.afterEach(async () => { service.reset() })
 
 async function signedIn (): Promise<ReturnType<typeof bff.browser>> {
   const browser = bff.browser()
