@@ -77,6 +77,15 @@ t.test('the answer\'s headers are an allowlist: no Set-Cookie, no server banner;
   t.equal(answer.headers['content-type'], 'application/json; charset=utf-8')
 })
 
+t.test('no-store and Last-Modified pass; If-Modified-Since goes up on GETs', async (t) => {
+  const browser = await signedIn()
+  service.answer('library', () => ({ headers: { 'cache-control': 'private, no-store', 'last-modified': 'Mon, 23 Nov 2026 10:00:00 GMT' }, body: { folder_id: 4 } }))
+  const answer = await browser.get('/api/folders/4', { 'if-modified-since': 'Sun, 22 Nov 2026 10:00:00 GMT' })
+  t.equal(answer.headers['cache-control'], 'no-store', 'the service said no-store')
+  t.equal(answer.headers['last-modified'], 'Mon, 23 Nov 2026 10:00:00 GMT')
+  t.equal(lastLibraryCall().headers['if-modified-since'], 'Sun, 22 Nov 2026 10:00:00 GMT')
+})
+
 t.test('conditional GETs pass through: If-None-Match up, 304 down', async (t) => {
   const browser = await signedIn()
   service.answer('library', (request) => request.headers['if-none-match'] === 'W/"v2"'

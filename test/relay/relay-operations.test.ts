@@ -227,3 +227,16 @@ t.test('faults: a 401 refreshes once and retries; 5xx and nonsense are 502, sile
   t.equal((await browser.get('/api/folders/0')).status, 200, 'still signed in')
   t.equal((await browser.get('/auth/session')).json().authenticated, true)
 })
+
+t.test('relayed calls count against RATE_LIMIT_API_PER_MINUTE per user: 429 with Retry-After beyond it', async (t) => {
+  const stack = await startStack({ env: { OAUTH_SCOPES: 'basic user.info', RATE_LIMIT_API_PER_MINUTE: '3' } })
+  t.teardown(stack.close)
+  const browser = stack.bff.browser()
+  await signIn(browser)
+  for (let i = 0; i < 3; i++) t.equal((await browser.get('/api/folders/0')).status, 200, `call ${i + 1}`)
+  const limited = await browser.get('/api/folders/0/contents')
+  t.equal(limited.status, 429, 'the budget is shared by every relayed operation')
+  t.equal(limited.json().error, 'rate_limited')
+  t.ok(Number(limited.headers['retry-after']) > 0)
+  t.equal((await browser.post('/uploads/register', { folder_id: 0 })).json().error, 'insufficient_scope', 'other routes keep their own budgets')
+})
