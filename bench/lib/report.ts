@@ -4,7 +4,7 @@ import { cpus, loadavg, platform, release } from 'node:os'
 import type { Plan } from './plan.js'
 import type { RegisterRow } from '../scenarios/register.js'
 import type { RelayResult } from '../scenarios/relay.js'
-import type { RedisTripsRow } from '../scenarios/redis-trips.js'
+import { CONNECTIONS as TRIP_CONNECTIONS, type RedisTripsRow } from '../scenarios/redis-trips.js'
 import type { SessionRow } from '../scenarios/session.js'
 import type { StampedeResult } from '../scenarios/stampede.js'
 import type { IdleMemoryResult, RedisMemoryResult } from '../scenarios/memory.js'
@@ -54,16 +54,11 @@ function targetRows (r: Results): string[][] {
   }
   const relay = r.relay
   if (relay !== undefined) {
-    const name = `relayed GET /api/folders/0/contents vs bare hop, ${relay.connections} connections`
-    if (relay.bff === undefined) {
-      rows.push([name, `>= ${HOP_TARGETS.relayShare}`, relay.missing ?? 'not measured', '**relay route missing**'])
-    } else {
-      const share = relay.bff.rps / relay.hop.rps
-      const cpu = cpuRatio(relay.bff, relay.hop)
-      rows.push([name, `>= ${HOP_TARGETS.relayShare}`, `${ratio(share)} (${rps(relay.bff.rps)} vs ${rps(relay.hop.rps)}; p50 added ${ms(relay.bff.p50 - relay.hop.p50)})`, verdict(share >= HOP_TARGETS.relayShare)])
-      rows.push([`relay CPU/req, media-bff over bare hop, ${relay.connections} connections`, `<= ${HOP_TARGETS.cpuPerRequestRatio}x`, `${ratio(cpu)}x (${us(relay.bff.cpuUs[0])} vs ${us(relay.hop.cpuUs[0])})`, verdict(cpu <= HOP_TARGETS.cpuPerRequestRatio)])
-      rows.push([`relay throughput vs emulator directly (floor), ${relay.connections} connections`, '(no target)', `${ratio(relay.bff.rps / relay.direct.rps)} (${rps(relay.bff.rps)} vs ${rps(relay.direct.rps)})`, 'info'])
-    }
+    const share = relay.bff.rps / relay.hop.rps
+    const cpu = cpuRatio(relay.bff, relay.hop)
+    rows.push([`relayed GET /api/folders/0/contents vs bare hop, ${relay.connections} connections`, `>= ${HOP_TARGETS.relayShare}`, `${ratio(share)} (${rps(relay.bff.rps)} vs ${rps(relay.hop.rps)}; p50 added ${ms(relay.bff.p50 - relay.hop.p50)})`, verdict(share >= HOP_TARGETS.relayShare)])
+    rows.push([`relay CPU/req, media-bff over bare hop, ${relay.connections} connections`, `<= ${HOP_TARGETS.cpuPerRequestRatio}x`, `${ratio(cpu)}x (${us(relay.bff.cpuUs[0])} vs ${us(relay.hop.cpuUs[0])})`, verdict(cpu <= HOP_TARGETS.cpuPerRequestRatio)])
+    rows.push([`relay throughput vs emulator directly (floor), ${relay.connections} connections`, '(no target)', `${ratio(relay.bff.rps / relay.direct.rps)} (${rps(relay.bff.rps)} vs ${rps(relay.direct.rps)})`, 'info'])
   }
   for (const row of r.sessions) {
     const need = row.store === 'memory' ? 0.7 : 0.5
@@ -122,17 +117,15 @@ export function renderResults (r: Results, analysis: string | undefined): string
   const relay = r.relay
   if (relay !== undefined) {
     out.push('## GET /api/folders/0/contents: media-bff\'s relay vs the bare hop (the reference) and the emulator directly', '')
-    if (relay.missing !== undefined) out.push(`media-bff not measured: ${relay.missing}.`, '')
-    const line = (who: string, result: LoadResult | undefined, cpu: string): string[] => result === undefined
-      ? [who, 'n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'n/a']
-      : [who, rps(result.rps), ratio(result.rps / relay.hop.rps), `${ms(result.p50)} / ${ms(result.p99)}`, ms(result.p50 - relay.hop.p50), cpu, String(result.failed)]
+    const line = (who: string, result: LoadResult, cpu: string): string[] =>
+      [who, rps(result.rps), ratio(result.rps / relay.hop.rps), `${ms(result.p50)} / ${ms(result.p99)}`, ms(result.p50 - relay.hop.p50), cpu, String(result.failed)]
     out.push(table(['server', 'req/s', 'ratio to hop', 'p50 / p99', 'p50 added to hop', 'CPU/req: server + emulator', 'failed'], [
-      line('media-bff', relay.bff, relay.bff === undefined ? '' : `${us(relay.bff.cpuUs[0])} + ${us(relay.bff.cpuUs[1])}`),
+      line('media-bff', relay.bff, `${us(relay.bff.cpuUs[0])} + ${us(relay.bff.cpuUs[1])}`),
       line('bare hop', relay.hop, `${us(relay.hop.cpuUs[0])} + ${us(relay.hop.cpuUs[1])}`),
       line('emulator directly', relay.direct, us(relay.direct.cpuUs[0]))
     ]), '')
     out.push(`Median of ${r.plan.relay.rounds} round(s) of ${r.plan.relay.seconds} s each at ${relay.connections} connections, the three in turn. The benchmark puts ${relay.files} files in alice's home folder (beside any folders the emulator seeds): ` +
-      `the emulator's answer is ${bytes(relay.directBytes)}${relay.bffBytes === undefined ? '' : `, media-bff's ${bytes(relay.bffBytes)} (links rewritten to its own /api/)`}. ` +
+      `the emulator's answer is ${bytes(relay.directBytes)}, media-bff's ${bytes(relay.bffBytes)} (links rewritten to its own /api/). ` +
       'media-bff reads the session cookie, the grant and its token, checks the call against its allowlist and streams the answer through a JSON link rewriter; the hop sends the same GET with a fixed Bearer token and streams the answer back untouched.', '')
   }
   if (r.sessions.length > 0) {
@@ -167,10 +160,10 @@ export function renderResults (r: Results, analysis: string | undefined): string
   if (r.redisTrips !== undefined) {
     out.push('## Redis round trips per request (Redis store)', '')
     out.push(table(['call', 'requests', 'round trips per request', 'commands run in scripts', 'by command'], r.redisTrips.map((row) => [
-      row.call, String(row.requests), row.missing ?? row.trips.toFixed(2), row.missing === undefined ? row.inScripts.toFixed(2) : '',
+      row.call, String(row.requests), row.trips.toFixed(2), row.inScripts.toFixed(2),
       row.perRequest.map((c) => `${c.command} ${c.calls.toFixed(2)}`).join(', ')
     ])), '')
-    out.push(`Every command Redis received (MONITOR) while ${r.plan.redisTripRequests} requests ran at 10 connections after a warm-up, divided by the successful requests. ` +
+    out.push(`Every command Redis received (MONITOR) while ${r.plan.redisTripRequests} requests ran at ${TRIP_CONNECTIONS} connections after a warm-up, divided by the successful requests. ` +
       'Each command media-bff sent counts as one round trip of its request: the commands of one request depend on each other (the grant id is in the session) and go one after another, while ioredis auto-pipelining batches commands of different requests issued in the same tick into one write, which MONITOR cannot show; commands a Lua script runs inside Redis, such as the rate limit\'s, are marked (lua) and cost no trip.', '')
   }
   if (r.cpu !== undefined) {

@@ -113,8 +113,8 @@ export interface BareHopProcess extends ServerProcess {
 }
 
 /** The bare Fastify+undici hop (bare-hop-child.ts) to the emulator's API, sending `token`. */
-export async function startBareHop (emulator: EmulatorInfo, token: string, flags: ServerFlags = {}): Promise<BareHopProcess> {
-  const child = startChild('./bare-hop-child.ts', flags.nodeFlags)
+export async function startBareHop (emulator: EmulatorInfo, token: string): Promise<BareHopProcess> {
+  const child = startChild('./bare-hop-child.ts')
   const { url } = await child.call<{ url: string }>('start', { apiUrl: `${emulator.baseUrl}/api`, token, port: await freePort() })
   return { child, url, setToken: async (next) => { await child.call('token', { token: next }) } }
 }

@@ -6,8 +6,7 @@
 // listing of a few kilobytes with a link per file, not an empty object.
 //
 // A GET changes nothing at the emulator, so all three runs last the same time; their order turns
-// round by round. Until media-bff has the relay (routes/api.ts), its 404 is reported as "relay
-// route missing" and the hop and the floor are still measured.
+// round by round. Any answer but a 200 with the seeded listing, from any of the three, is an error.
 import { request } from 'undici'
 import type { BffStack, EmulatorProcess } from '../lib/stack.js'
 import { startBareHop } from '../lib/stack.js'
@@ -22,12 +21,10 @@ export interface RelayResult {
   connections: number
   files: number
   /** Answer sizes in bytes: media-bff's (links rewritten), the emulator's (the hop's is the same). */
-  bffBytes?: number
+  bffBytes: number
   directBytes: number
-  /** Why media-bff was not measured, when it was not (e.g. "relay route missing"). */
-  missing?: string
   /** CPU watched: [media-bff, emulator]. */
-  bff?: LoadResult
+  bff: LoadResult
   /** CPU watched: [hop, emulator]. */
   hop: LoadResult
   /** CPU watched: [emulator]. */
@@ -50,7 +47,7 @@ function filesOf (who: string, answer: Probe): unknown[] {
 }
 
 /** Uploads `count` small files into alice's home folder (single-call upload, her private token). */
-export async function seedFiles (emulator: EmulatorProcess, count: number): Promise<void> {
+async function seedFiles (emulator: EmulatorProcess, count: number): Promise<void> {
   const alice = emulator.users.find((user) => user.name === 'alice')
   if (alice === undefined) throw new Error('the emulator has no user alice')
   for (let i = 0; i < count; i++) {
@@ -78,12 +75,8 @@ export async function relayScenario (stack: BffStack, plan: Plan): Promise<Relay
   const listed = filesOf('the emulator', direct).length
   if (listed !== files) throw new Error(`the emulator lists ${listed} files in alice's home folder, not ${files}`)
   const fromBff = await probe(bffTarget)
-  let missing: string | undefined
-  if (fromBff.status === 404) {
-    missing = `relay route missing (media-bff answered 404: ${fromBff.text.slice(0, 120)})`
-  } else if (filesOf('media-bff', fromBff).length !== files) {
-    throw new Error(`media-bff's relayed listing has ${filesOf('media-bff', fromBff).length} files, the emulator's ${files}`)
-  }
+  const relayed = filesOf('media-bff', fromBff).length
+  if (relayed !== files) throw new Error(`media-bff's relayed listing has ${relayed} files, the emulator's ${files}`)
 
   const hop = await startBareHop(stack.emulator, token)
   try {
@@ -91,7 +84,7 @@ export async function relayScenario (stack: BffStack, plan: Plan): Promise<Relay
     const hopTarget = { ...bffFolderContents(hop.url, cookie), connections }
     if (filesOf('the bare hop', await probe(hopTarget)).length !== files) throw new Error('the bare hop\'s listing differs from the emulator\'s')
     // Warm-up: JIT and connection pools.
-    if (missing === undefined) await runLoad({ ...bffTarget, duration: 1 })
+    await runLoad({ ...bffTarget, duration: 1 })
     await runLoad({ ...hopTarget, duration: 1 })
     await runLoad({ ...directTarget, duration: 1 })
 
@@ -100,25 +93,25 @@ export async function relayScenario (stack: BffStack, plan: Plan): Promise<Relay
     const directs: LoadResult[] = []
     for (let round = 0; round < rounds; round++) {
       const runs: Array<() => Promise<void>> = [
+        async () => {
+          bffs.push(await profiled(plan.profile && round === 0, stack.bff.child, 'relay-folder-contents', async () =>
+            await runLoadWatching({ ...bffTarget, duration: seconds }, [stack.bff.child, stack.emulator.child])))
+        },
         async () => { hops.push(await runLoadWatching({ ...hopTarget, duration: seconds }, [hop.child, stack.emulator.child])) },
         async () => { directs.push(await runLoadWatching({ ...directTarget, duration: seconds }, [stack.emulator.child])) }
       ]
-      if (missing === undefined) {
-        runs.unshift(async () => {
-          bffs.push(await profiled(plan.profile && round === 0, stack.bff.child, 'relay-folder-contents', async () =>
-            await runLoadWatching({ ...bffTarget, duration: seconds }, [stack.bff.child, stack.emulator.child])))
-        })
-      }
       // Each side takes its turn at going first.
       for (let i = 0; i < runs.length; i++) await (runs[(round + i) % runs.length] as () => Promise<void>)()
     }
-    const result: RelayResult = { connections, files, directBytes: Buffer.byteLength(direct.text), hop: medianResult(hops), direct: medianResult(directs) }
-    if (missing !== undefined) result.missing = missing
-    else {
-      result.bff = medianResult(bffs)
-      result.bffBytes = Buffer.byteLength(fromBff.text)
+    return {
+      connections,
+      files,
+      bffBytes: Buffer.byteLength(fromBff.text),
+      directBytes: Buffer.byteLength(direct.text),
+      bff: medianResult(bffs),
+      hop: medianResult(hops),
+      direct: medianResult(directs)
     }
-    return result
   } finally {
     await hop.child.stop()
   }
