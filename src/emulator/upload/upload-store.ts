@@ -78,6 +78,13 @@ export async function createUploadStore (dataDir: string, now: () => number = Da
   const byFolder = new Map<string, Map<number, StoredFile>>()
   const folderKey = (userName: string, folderId: number): string => `${userName}/${folderId}`
   let nextFileId = 1001
+  const forget = (file: StoredFile): void => {
+    files.delete(file.fileId)
+    const key = folderKey(file.userName, file.folderId)
+    const folder = byFolder.get(key)
+    folder?.delete(file.fileId)
+    if (folder?.size === 0) byFolder.delete(key)
+  }
 
   return {
     incomingDir,
@@ -103,7 +110,6 @@ export async function createUploadStore (dataDir: string, now: () => number = Da
     async accept (received, fields) {
       const fileId = nextFileId++
       const path = join(filesDir, String(fileId))
-      await rename(received.tempPath, path)
       const stored: StoredFile = {
         fileId,
         ...fields,
@@ -114,9 +120,20 @@ export async function createUploadStore (dataDir: string, now: () => number = Da
         path,
         uploadedAt: now()
       }
+      // Indexed before the rename is awaited, so a folder deleted meanwhile is not seen as empty
+      // (the caller checked the folder exists just before calling this); taken out again if the
+      // rename fails.
       files.set(fileId, stored)
       const key = folderKey(stored.userName, stored.folderId)
       byFolder.set(key, (byFolder.get(key) ?? new Map<number, StoredFile>()).set(fileId, stored))
+      try {
+        await rename(received.tempPath, path)
+      } catch (error) {
+        forget(stored)
+        throw error
+      }
+      // Deleted while the rename ran: its contents went nowhere, so remove them now.
+      if (files.get(fileId) !== stored) await rm(path, { force: true })
       return stored
     },
     async discard (received) {
@@ -135,11 +152,7 @@ export async function createUploadStore (dataDir: string, now: () => number = Da
       return byFolder.get(folderKey(userName, folderId))?.size ?? 0
     },
     async remove (file) {
-      files.delete(file.fileId)
-      const key = folderKey(file.userName, file.folderId)
-      const folder = byFolder.get(key)
-      folder?.delete(file.fileId)
-      if (folder?.size === 0) byFolder.delete(key)
+      forget(file)
       await rm(file.path, { force: true })
     },
     work: () => registrations.work()
