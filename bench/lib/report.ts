@@ -108,7 +108,9 @@ export function renderResults (r: Results, analysis: string | undefined): string
     out.push(table(['connections', 'floor req/s', 'media-bff req/s', 'ratio to floor', 'floor p50', 'added p50', 'floor p99', 'CPU/req: emulator (floor)', 'failed'],
       r.register.map((row) => [String(row.connections), rps(row.floor.rps), rps(row.bff.rps), ratio(row.bff.rps / row.floor.rps),
         ms(row.floor.p50), ms(row.bff.p50 - row.floor.p50), ms(row.floor.p99), us(row.floor.cpuUs[0]), String(row.floor.failed)])), '')
-    out.push(`Median of ${r.plan.register.rounds} round(s). media-bff and the hop take turns at going first for ${r.plan.register.seconds} s; the others then send the same number of registrations; the emulator is emptied (and signed in to once) before each run. ` +
+    const { rounds, seconds } = r.plan.register
+    const bffFirst = Math.ceil(rounds / 2)
+    out.push(`Median of ${rounds} round(s). The side going first runs for ${seconds} s: media-bff in ${bffFirst} round(s), the hop in ${rounds - bffFirst} (they alternate, media-bff starting); the other then sends the same number of registrations, and the floor last; the emulator is emptied (and signed in to once) before each run. ` +
       'The hop (`bench/lib/bare-hop-child.ts`) receives the same request as media-bff, ignores the cookie, and sends the same url-encoded registration with undici and a fixed Bearer token, returning the JSON: the least any proxy does. ' +
       'The floor sends that registration straight to the emulator. Both use the bearer access token media-bff obtained at sign-in (read from `/__emulator/tokens`). ' +
       'CPU/req: user + system time of each server process per successful registration; with every process on the same cores, throughput is roughly cores / total CPU per request. ' +

@@ -5,9 +5,11 @@
 // /__emulator/tokens).
 //
 // Fairness: the emulator's cost per registration grows with the registrations it holds, so each
-// run starts from an emptied emulator with one fresh grant, and the run that goes first (media-bff
-// and the hop take turns) sets the count: the others send exactly as many registrations as it
-// managed in its time, so all three meet the emulator in the same states.
+// run starts from an emptied emulator with one fresh grant, and the run that goes first sets the
+// count: the others send exactly as many registrations as it managed in its time, so all three
+// meet the emulator in the same states. media-bff goes first in even rounds (0, 2, ...), the hop in
+// odd ones, the floor always last: with an odd number of rounds (3 in the full plan, 1 with
+// --quick) media-bff goes first once more than the hop.
 import type { BffStack, EmulatorProcess } from '../lib/stack.js'
 import { startBareHop } from '../lib/stack.js'
 import { runLoad, runLoadWatching, type LoadOptions, type LoadResult } from '../lib/load.js'
