@@ -68,8 +68,11 @@ export function setUpNewFolderForm (bff: MediaBffClient, browser: FolderBrowser,
         const id = readId(folder.folder_id)
         const created = typeof folder.name === 'string' && folder.name !== '' ? folder.name : name
         showNotice({ kind: 'success', code: 'folder_created', text: `Created the folder “${created}” in ${parent.name}. Uploads now go there.` })
+        // The folder buttons stay usable while the folder is created: if another folder was
+        // opened meanwhile, the new one is not inside it, so its path is read from the service.
         if (id === undefined) await browser.refresh()
-        else await browser.enter({ id, name: created })
+        else if (browser.current().id === parent.id) await browser.enter({ id, name: created })
+        else await browser.open(id)
       })
       .catch((error: unknown) => {
         input.setAttribute('aria-invalid', 'true')

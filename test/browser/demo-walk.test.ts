@@ -173,3 +173,44 @@ t.test('when user/info cannot be read, the page offers consent once and explains
   await waitForFolder(page, 8)
   t.same(problems, [], 'no script errors or CSP violations')
 })
+
+t.test('a folder opened while a new one is being created: the new folder opens at its real place, not inside the one opened meanwhile', async (t) => {
+  const { stack, page, problems } = await openDemo(t, { OAUTH_SCOPES: 'basic user.info manage' })
+  const { emulator, bff } = stack
+
+  await page.goto(`${bff.url}/`)
+  await waitForSession(page, 'signed-out')
+  await signInAs(page, bff.url, emulator.baseUrl, 'alice')
+  await waitForFolder(page, 0)
+  const archive = await openFolder(page, 'Archive')
+  t.ok(await page.locator('#new-folder').isVisible(), '"New folder" at once: manage was granted at sign-in')
+
+  // Hold the service's answer to the create until another folder is open.
+  let release: () => void = () => undefined
+  const held = new Promise<void>((resolve) => { release = resolve })
+  let asked: () => void = () => undefined
+  const creating = new Promise<void>((resolve) => { asked = resolve })
+  await page.route((url) => url.pathname === `/api/folders/${archive}`, async (route) => {
+    if (route.request().method() === 'POST') {
+      asked()
+      await held
+    }
+    await route.continue()
+  })
+  await page.click('#new-folder')
+  await page.fill('#new-folder-name', 'Late answer')
+  await page.click('#create-folder')
+  await creating
+  const meanwhile = await openFolder(page, '2024')
+  t.same(await breadcrumbs(page), ['Home', 'Archive', '2024'])
+  release()
+
+  t.match(await noticeWithCode(page, 'folder_created'), /Created the folder “Late answer” in Archive/)
+  await page.waitForFunction(() => document.querySelector('#breadcrumbs [aria-current="page"]')?.textContent === 'Late answer')
+  const created = Number(await page.getAttribute('#breadcrumbs [aria-current="page"]', 'data-folder-id'))
+  await waitForFolder(page, created)
+  t.not(created, meanwhile)
+  t.same(await breadcrumbs(page), ['Home', 'Archive', 'Late answer'], 'under Archive, where it was created, not under 2024')
+  t.equal(page.url(), `${bff.url}/?folder=${created}`)
+  t.same(problems, [], 'no script errors or CSP violations')
+})
