@@ -143,7 +143,7 @@ export function createFaultTable (): FaultTable {
   }
 }
 
-/** The route option `onRequest: faultHook(context.faults, 'token')` makes a route faultable. */
+/** The route option `onRequest: faultHook(context.faults, 'token')` makes a route faultable (or, as a scope hook, a scope). */
 export function faultHook (faults: FaultTable, endpoint: FaultEndpoint): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
   return async (request, reply) => {
     // Once answered or dropped, Fastify runs nothing further for this request.

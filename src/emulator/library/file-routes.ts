@@ -2,7 +2,6 @@
 // test can see a delete really happened).
 import type { FastifyInstance } from 'fastify'
 import type { EmulatorContext } from '../context.js'
-import { faultHook } from '../faults.js'
 import { fieldsOf } from '../http/body-parsers.js'
 import { sendJson } from '../http/replies.js'
 import { sendCacheable } from './etag.js'
@@ -13,21 +12,20 @@ import { fileView } from './library-views.js'
 type FileRoute = { Params: { file_id: string } }
 
 export function fileRoutes (app: FastifyInstance, context: EmulatorContext): void {
-  const onRequest = faultHook(context.faults, 'library')
   const fileFor = (request: FileRequest, scope: string): ReturnType<typeof ownFile> =>
     ownFile(context, callerWithScope(context, request, scope), request.params.file_id)
 
-  app.get<FileRoute>('/api/files/:file_id', { onRequest }, async (request, reply) => {
+  app.get<FileRoute>('/api/files/:file_id', async (request, reply) => {
     return sendCacheable(request, reply, fileView(context, fileFor(request, 'basic')))
   })
 
-  app.put<FileRoute>('/api/files/:file_id', { onRequest }, async (request, reply) => {
+  app.put<FileRoute>('/api/files/:file_id', async (request, reply) => {
     const file = fileFor(request, 'manage')
     file.title = fileTitle(fieldsOf(request))
     return sendJson(reply, 200, fileView(context, file))
   })
 
-  app.delete<FileRoute>('/api/files/:file_id', { onRequest }, async (request, reply) => {
+  app.delete<FileRoute>('/api/files/:file_id', async (request, reply) => {
     await context.uploads.remove(fileFor(request, 'manage'))
     return sendJson(reply, 200, { status: 'success' })
   })

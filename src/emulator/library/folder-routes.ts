@@ -3,7 +3,6 @@
 // the real service, so clients must handle both refusals.
 import type { FastifyInstance } from 'fastify'
 import type { EmulatorContext } from '../context.js'
-import { faultHook } from '../faults.js'
 import { fieldsOf } from '../http/body-parsers.js'
 import { EmulatorError, badRequest } from '../http/emulator-error.js'
 import { sendJson } from '../http/replies.js'
@@ -16,15 +15,14 @@ import { fileView, folderView } from './library-views.js'
 type FolderRoute = { Params: { folder_id: string } }
 
 export function folderRoutes (app: FastifyInstance, context: EmulatorContext): void {
-  const onRequest = faultHook(context.faults, 'library')
   const folderFor = (request: FolderRequest, scope: string): ReturnType<typeof ownFolder> =>
     ownFolder(context, callerWithScope(context, request, scope), request.params.folder_id)
 
-  app.get<FolderRoute>('/api/folders/:folder_id', { onRequest }, async (request, reply) => {
+  app.get<FolderRoute>('/api/folders/:folder_id', async (request, reply) => {
     return sendCacheable(request, reply, folderView(context, folderFor(request, 'basic')))
   })
 
-  app.get<FolderRoute>('/api/folders/:folder_id/contents', { onRequest }, async (request, reply) => {
+  app.get<FolderRoute>('/api/folders/:folder_id/contents', async (request, reply) => {
     const folder = folderFor(request, 'basic')
     const query = searchParamsOf(request)
     const withFolders = listingFlag(query, 'folders')
@@ -37,20 +35,20 @@ export function folderRoutes (app: FastifyInstance, context: EmulatorContext): v
   })
 
   // POST /folders/{id} creates a folder inside {id}.
-  app.post<FolderRoute>('/api/folders/:folder_id', { onRequest }, async (request, reply) => {
+  app.post<FolderRoute>('/api/folders/:folder_id', async (request, reply) => {
     const parent = folderFor(request, 'manage')
     const created = context.folders.create(parent.userName, parent, folderName(fieldsOf(request)))
     return sendJson(reply, 201, folderView(context, created))
   })
 
-  app.put<FolderRoute>('/api/folders/:folder_id', { onRequest }, async (request, reply) => {
+  app.put<FolderRoute>('/api/folders/:folder_id', async (request, reply) => {
     const folder = folderFor(request, 'manage')
     if (folder.parentId === null) throw badRequest('The home folder cannot be renamed.')
     context.folders.rename(folder, folderName(fieldsOf(request)))
     return sendJson(reply, 200, folderView(context, folder))
   })
 
-  app.delete<FolderRoute>('/api/folders/:folder_id', { onRequest }, async (request, reply) => {
+  app.delete<FolderRoute>('/api/folders/:folder_id', async (request, reply) => {
     const folder = folderFor(request, 'manage')
     if (folder.parentId === null) throw badRequest('The home folder cannot be deleted.')
     if (folder.children.size > 0 || context.uploads.countIn(folder.userName, folder.folderId) > 0) {

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import type { EmulatorContext } from '../context.js'
+import { faultHook } from '../faults.js'
 import { acceptFields } from '../http/body-parsers.js'
 import { fileRoutes } from './file-routes.js'
 import { folderRoutes } from './folder-routes.js'
@@ -15,11 +16,13 @@ export const affinityCookieName = 'emulator_affinity'
 
 export function libraryScope (scope: FastifyInstance, context: EmulatorContext): void {
   acceptFields(scope)
-  // A scope hook runs before the routes' fault hooks, so faulted answers carry the cookie too.
   scope.addHook('onRequest', (_request, reply, done) => {
     reply.header('set-cookie', `${affinityCookieName}=${randomBytes(12).toString('base64url')}; Path=/; HttpOnly`)
     done()
   })
+  // Every library route is faultable as `library`; added after the cookie hook, so faulted
+  // answers carry the cookie too.
+  scope.addHook('onRequest', faultHook(context.faults, 'library'))
   folderRoutes(scope, context)
   fileRoutes(scope, context)
   shareRoutes(scope, context)

@@ -3,7 +3,6 @@
 // other URL is a 404, as for a file that does not exist.
 import type { FastifyInstance } from 'fastify'
 import type { EmulatorContext } from '../context.js'
-import { faultHook } from '../faults.js'
 import { badRequest, notFound } from '../http/emulator-error.js'
 import { numericId } from '../http/field-readers.js'
 import { searchParamsOf } from '../http/requests.js'
@@ -21,7 +20,7 @@ function sharedFileId (context: EmulatorContext, url: string): number | undefine
 
 export function oembedRoute (app: FastifyInstance, context: EmulatorContext): void {
   // The router ignores a trailing slash, so this also answers /api/oembed/.
-  app.get('/api/oembed', { onRequest: faultHook(context.faults, 'library') }, async (request, reply) => {
+  app.get('/api/oembed', async (request, reply) => {
     const caller = callerWithScope(context, request, 'basic')
     const urls = searchParamsOf(request).getAll('url')
     if (urls.length !== 1 || urls[0] === '') throw badRequest('url must be given once: the share URL of one of your files.')

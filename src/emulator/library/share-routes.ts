@@ -3,7 +3,6 @@
 // serve: clients only pass them on to people.
 import type { FastifyInstance } from 'fastify'
 import type { EmulatorContext } from '../context.js'
-import { faultHook } from '../faults.js'
 import { fieldsOf } from '../http/body-parsers.js'
 import { flag } from '../http/field-readers.js'
 import { sendJson } from '../http/replies.js'
@@ -18,22 +17,20 @@ export function fileShareUrl (context: EmulatorContext, fileId: number): string 
 }
 
 export function shareRoutes (app: FastifyInstance, context: EmulatorContext): void {
-  const onRequest = faultHook(context.faults, 'library')
-
-  app.get<{ Params: { file_id: string } }>('/api/files/:file_id/share', { onRequest }, async (request, reply) => {
+  app.get<{ Params: { file_id: string } }>('/api/files/:file_id/share', async (request, reply) => {
     const file = ownFile(context, callerWithScope(context, request, 'share'), request.params.file_id)
     const url = fileShareUrl(context, file.fileId)
     return sendCacheable(request, reply, { file_id: file.fileId, url, embed: embedCode(url, file.title) })
   })
 
-  app.get<{ Params: { folder_id: string } }>('/api/folders/:folder_id/share', { onRequest }, async (request, reply) => {
+  app.get<{ Params: { folder_id: string } }>('/api/folders/:folder_id/share', async (request, reply) => {
     const folder = ownFolder(context, callerWithScope(context, request, 'share'), request.params.folder_id)
     const url = `${context.baseUrl}/share/folder/${folder.folderId}`
     return sendCacheable(request, reply, { folder_id: folder.folderId, url, embed: embedCode(url, folder.name) })
   })
 
   // The real service puts this under file 0: the files come in the body.
-  app.post('/api/files/0/share/link', { onRequest }, async (request, reply) => {
+  app.post('/api/files/0/share/link', async (request, reply) => {
     const caller = callerWithScope(context, request, 'share')
     const fields = fieldsOf(request)
     const ids = fileIds(fields)
