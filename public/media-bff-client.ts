@@ -375,10 +375,13 @@ export function safeHttpUrl (value: unknown): string | undefined {
   }
 }
 
-/** An id as a path segment: a non-negative safe integer, or the call fails before it is sent. */
+/** The largest id media-bff's relay takes: 15 digits (its ID_PATTERN, `^\d{1,15}$`). */
+const MAX_ID = 999_999_999_999_999
+
+/** An id as a path segment: a whole number from 0 to MAX_ID, or the call fails before it is sent. */
 function idSegment (id: MediaId, field = 'id'): string {
-  const value = typeof id === 'string' && /^\d{1,16}$/.test(id) ? Number(id) : id
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+  const value = typeof id === 'string' && /^\d{1,15}$/.test(id) ? Number(id) : id
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_ID) {
     throw clientError(`${field} must be a whole number, 0 or more (got ${JSON.stringify(id)}).`, field)
   }
   return String(value)

@@ -4,7 +4,7 @@
 // dropped. The open folder is kept in the address (page-url.ts).
 import { MediaBffError, type FolderContents, type MediaBffClient } from '../media-bff-client.js'
 import { readId } from './ids.js'
-import { showFolderInUrl } from './page-url.js'
+import { folderFromUrl, showFolderInUrl } from './page-url.js'
 import { folderName, renderBreadcrumbs, renderFolderList, setFolderPickerDisabled, setFolderStatus, type Crumb } from './folder-view.js'
 
 /** Deeper trees are shown from the 32nd ancestor down; the walk must end somewhere. */
@@ -81,7 +81,7 @@ export function createFolderBrowser ({ bff, onShown, onFailed, onMissing }: Fold
   }
 
   window.addEventListener('popstate', () => {
-    const wanted = readId(new URL(window.location.href).searchParams.get('folder') ?? '0') ?? 0
+    const wanted = folderFromUrl()
     const index = chain.findIndex((crumb) => crumb.id === wanted)
     go(index >= 0 ? show(chain.slice(0, index + 1), 'keep') : openById(wanted, 'keep'))
   })

@@ -2,6 +2,7 @@
 // page. What the person was about to do is kept in sessionStorage (this tab only, no secrets), so
 // on return the page can tell whether the permission came back and carry on: open the new-folder
 // form, make the share link, or restore the upload title. The folder is in the address itself.
+import { readId } from './ids.js'
 
 const key = 'media-bff-demo:grant-attempt'
 
@@ -34,10 +35,11 @@ export function takeGrantAttempt (): GrantAttempt | undefined {
     if (stored === null) return undefined
     const value = JSON.parse(stored) as Partial<GrantAttempt>
     const action = actions.find((known) => known === value.action) ?? 'upload'
+    const fileId = typeof value.fileId === 'number' ? readId(value.fileId) : undefined
     return {
       scopes: Array.isArray(value.scopes) ? value.scopes.filter((scope) => typeof scope === 'string') : [],
       action,
-      ...(typeof value.fileId === 'number' && Number.isSafeInteger(value.fileId) && value.fileId >= 0 ? { fileId: value.fileId } : {}),
+      ...(fileId === undefined ? {} : { fileId }),
       ...(typeof value.title === 'string' ? { title: value.title } : {})
     }
   } catch {

@@ -1,14 +1,10 @@
 // The page's own address carries the open folder (?folder=7), so a reload, a bookmark, the back
 // button and a round trip through sign-in or consent all come back to the same folder.
-
-const MAX_ID = Number.MAX_SAFE_INTEGER
+import { readId } from './ids.js'
 
 /** The folder named in the address; home (0) when none or nonsense. */
 export function folderFromUrl (): number {
-  const value = new URL(window.location.href).searchParams.get('folder')
-  if (value === null || !/^\d{1,16}$/.test(value)) return 0
-  const id = Number(value)
-  return id <= MAX_ID ? id : 0
+  return readId(new URL(window.location.href).searchParams.get('folder')) ?? 0
 }
 
 export function showFolderInUrl (folderId: number, mode: 'push' | 'replace'): void {
