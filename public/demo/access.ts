@@ -2,7 +2,8 @@
 // explain as missing. The session says what this sign-in granted; user/info says what the
 // account is entitled to. The page offers consent only for what the account could grant, before
 // the person starts (no files chosen twice, no name typed twice), and never loops: a scope asked
-// for and not given is not offered again in this tab.
+// for and not given is not offered again on this page load (it is remembered in memory only, so
+// a reload may offer it once more).
 
 export type Access = 'granted' | 'grantable' | 'denied'
 
@@ -10,7 +11,7 @@ export interface AccessState {
   granted: readonly string[]
   /** undefined when user/info could not be read: then each scope is worth asking for once. */
   entitled: readonly string[] | undefined
-  /** Asked for in this tab and not given. */
+  /** Asked for and not given, as far as this page load knows. */
   declined: ReadonlySet<string>
 }
 
