@@ -5,28 +5,25 @@ import type { EmulatorContext } from '../context.js'
 import { fieldsOf } from '../http/body-parsers.js'
 import { sendJson } from '../http/replies.js'
 import { sendCacheable } from './etag.js'
-import { callerWithScope, ownFile, type FileRequest } from './library-access.js'
+import { requestedFile } from './library-access.js'
 import { fileTitle } from './library-fields.js'
 import { fileView } from './library-views.js'
 
 type FileRoute = { Params: { file_id: string } }
 
 export function fileRoutes (app: FastifyInstance, context: EmulatorContext): void {
-  const fileFor = (request: FileRequest, scope: string): ReturnType<typeof ownFile> =>
-    ownFile(context, callerWithScope(context, request, scope), request.params.file_id)
-
   app.get<FileRoute>('/api/files/:file_id', async (request, reply) => {
-    return sendCacheable(request, reply, fileView(context, fileFor(request, 'basic')))
+    return sendCacheable(request, reply, fileView(context, requestedFile(context, request, 'basic')))
   })
 
   app.put<FileRoute>('/api/files/:file_id', async (request, reply) => {
-    const file = fileFor(request, 'manage')
+    const file = requestedFile(context, request, 'manage')
     file.title = fileTitle(fieldsOf(request))
     return sendJson(reply, 200, fileView(context, file))
   })
 
   app.delete<FileRoute>('/api/files/:file_id', async (request, reply) => {
-    await context.uploads.remove(fileFor(request, 'manage'))
+    await context.uploads.remove(requestedFile(context, request, 'manage'))
     return sendJson(reply, 200, { status: 'success' })
   })
 }

@@ -8,22 +8,19 @@ import { EmulatorError, badRequest } from '../http/emulator-error.js'
 import { sendJson } from '../http/replies.js'
 import { searchParamsOf } from '../http/requests.js'
 import { sendCacheable } from './etag.js'
-import { callerWithScope, ownFolder, type FolderRequest } from './library-access.js'
+import { requestedFolder } from './library-access.js'
 import { folderName, listingFlag } from './library-fields.js'
 import { fileView, folderView } from './library-views.js'
 
 type FolderRoute = { Params: { folder_id: string } }
 
 export function folderRoutes (app: FastifyInstance, context: EmulatorContext): void {
-  const folderFor = (request: FolderRequest, scope: string): ReturnType<typeof ownFolder> =>
-    ownFolder(context, callerWithScope(context, request, scope), request.params.folder_id)
-
   app.get<FolderRoute>('/api/folders/:folder_id', async (request, reply) => {
-    return sendCacheable(request, reply, folderView(context, folderFor(request, 'basic')))
+    return sendCacheable(request, reply, folderView(context, requestedFolder(context, request, 'basic')))
   })
 
   app.get<FolderRoute>('/api/folders/:folder_id/contents', async (request, reply) => {
-    const folder = folderFor(request, 'basic')
+    const folder = requestedFolder(context, request, 'basic')
     const query = searchParamsOf(request)
     const withFolders = listingFlag(query, 'folders')
     const withFiles = listingFlag(query, 'files')
@@ -36,20 +33,20 @@ export function folderRoutes (app: FastifyInstance, context: EmulatorContext): v
 
   // POST /folders/{id} creates a folder inside {id}.
   app.post<FolderRoute>('/api/folders/:folder_id', async (request, reply) => {
-    const parent = folderFor(request, 'manage')
+    const parent = requestedFolder(context, request, 'manage')
     const created = context.folders.create(parent.userName, parent, folderName(fieldsOf(request)))
     return sendJson(reply, 201, folderView(context, created))
   })
 
   app.put<FolderRoute>('/api/folders/:folder_id', async (request, reply) => {
-    const folder = folderFor(request, 'manage')
+    const folder = requestedFolder(context, request, 'manage')
     if (folder.parentId === null) throw badRequest('The home folder cannot be renamed.')
     context.folders.rename(folder, folderName(fieldsOf(request)))
     return sendJson(reply, 200, folderView(context, folder))
   })
 
   app.delete<FolderRoute>('/api/folders/:folder_id', async (request, reply) => {
-    const folder = folderFor(request, 'manage')
+    const folder = requestedFolder(context, request, 'manage')
     if (folder.parentId === null) throw badRequest('The home folder cannot be deleted.')
     if (folder.children.size > 0 || context.uploads.countIn(folder.userName, folder.folderId) > 0) {
       throw new EmulatorError(409, 'folder_not_empty', `Folder ${folder.folderId} still holds folders or files; delete or move them first.`, {

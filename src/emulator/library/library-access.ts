@@ -24,14 +24,25 @@ export function callerWithScope (context: EmulatorContext, request: FastifyReque
   return caller
 }
 
-export function ownFolder (context: EmulatorContext, caller: Caller, idText: string): Folder {
+function ownFolder (context: EmulatorContext, caller: Caller, idText: string): Folder {
   const folder = numericId.test(idText) ? context.folders.folder(caller.user.name, Number(idText)) : undefined
   if (folder === undefined) throw folderNotFound(idText)
   return folder
 }
 
-export function ownFile (context: EmulatorContext, caller: Caller, idText: string): StoredFile {
-  const file = numericId.test(idText) ? context.uploads.file(Number(idText)) : undefined
-  if (file === undefined || file.userName !== caller.user.name) throw fileNotFound(idText)
+/** The caller's file with this id: the text from a path, or a number already read from a body. */
+export function ownFile (context: EmulatorContext, caller: Caller, id: string | number): StoredFile {
+  const file = typeof id === 'number' ? context.uploads.file(id) : numericId.test(id) ? context.uploads.file(Number(id)) : undefined
+  if (file === undefined || file.userName !== caller.user.name) throw fileNotFound(id)
   return file
+}
+
+/** The caller's file named by the path's :file_id, once the caller is known to hold the scope. */
+export function requestedFile (context: EmulatorContext, request: FileRequest, scope: string): StoredFile {
+  return ownFile(context, callerWithScope(context, request, scope), request.params.file_id)
+}
+
+/** The caller's folder named by the path's :folder_id, once the caller is known to hold the scope. */
+export function requestedFolder (context: EmulatorContext, request: FolderRequest, scope: string): Folder {
+  return ownFolder(context, callerWithScope(context, request, scope), request.params.folder_id)
 }

@@ -8,7 +8,7 @@ import { flag } from '../http/field-readers.js'
 import { sendJson } from '../http/replies.js'
 import { randomToken } from '../random-token.js'
 import { sendCacheable } from './etag.js'
-import { callerWithScope, fileNotFound, ownFile, ownFolder } from './library-access.js'
+import { callerWithScope, ownFile, requestedFile, requestedFolder } from './library-access.js'
 import { expiry, fileIds } from './library-fields.js'
 import { embedCode } from './library-views.js'
 
@@ -18,13 +18,13 @@ export function fileShareUrl (context: EmulatorContext, fileId: number): string 
 
 export function shareRoutes (app: FastifyInstance, context: EmulatorContext): void {
   app.get<{ Params: { file_id: string } }>('/api/files/:file_id/share', async (request, reply) => {
-    const file = ownFile(context, callerWithScope(context, request, 'share'), request.params.file_id)
+    const file = requestedFile(context, request, 'share')
     const url = fileShareUrl(context, file.fileId)
     return sendCacheable(request, reply, { file_id: file.fileId, url, embed: embedCode(url, file.title) })
   })
 
   app.get<{ Params: { folder_id: string } }>('/api/folders/:folder_id/share', async (request, reply) => {
-    const folder = ownFolder(context, callerWithScope(context, request, 'share'), request.params.folder_id)
+    const folder = requestedFolder(context, request, 'share')
     const url = `${context.baseUrl}/share/folder/${folder.folderId}`
     return sendCacheable(request, reply, { folder_id: folder.folderId, url, embed: embedCode(url, folder.name) })
   })
@@ -36,10 +36,7 @@ export function shareRoutes (app: FastifyInstance, context: EmulatorContext): vo
     const ids = fileIds(fields)
     const download = flag(fields, 'download', false)
     const expires = expiry(fields, Date.now())
-    for (const id of ids) {
-      const file = context.uploads.file(id)
-      if (file === undefined || file.userName !== caller.user.name) throw fileNotFound(id)
-    }
+    for (const id of ids) ownFile(context, caller, id)
     return sendJson(reply, 201, { status: 'success', link: `${context.baseUrl}/s/${randomToken()}`, files: ids, download, expires })
   })
 }
