@@ -71,14 +71,8 @@ export interface UploadRegistration {
   finish_url: string
 }
 
-export interface StoredFile {
-  file_id?: number | string
-  folder_id?: number | string
-  title?: string
-  filename?: string
-  size?: number
-  urls?: { file?: string }
-}
+/** A file the finished upload stored: the media service describes it as any other file. */
+export type StoredFile = MediaFile
 
 export interface FinishResult {
   status: string
@@ -410,17 +404,21 @@ function clientError (message: string, field: string): MediaBffError {
   return new MediaBffError(0, 'invalid_request', message, { field })
 }
 
+/** A JSON object (not null, not an array). */
+function isRecord (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
 function record (value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : {}
+  return isRecord(value) ? value : {}
 }
 
 function records (value: unknown): Array<Record<string, unknown>> {
-  return Array.isArray(value) ? value.filter((item): item is Record<string, unknown> => typeof item === 'object' && item !== null && !Array.isArray(item)) : []
+  return Array.isArray(value) ? value.filter(isRecord) : []
 }
 
-function readUpstream (value: unknown): UpstreamFailure | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
-  const source = value as Record<string, unknown>
+function readUpstream (source: unknown): UpstreamFailure | undefined {
+  if (!isRecord(source)) return undefined
   const upstream: UpstreamFailure = {}
   for (const key of ['endpoint', 'error', 'error_description', 'user_message'] as const) {
     const field = source[key]
@@ -534,7 +532,7 @@ function abortedError (): MediaBffError {
 function parseJson (text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text)
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : undefined
+    return isRecord(value) ? value : undefined
   } catch {
     return undefined
   }
