@@ -3,9 +3,7 @@
 import { Readable } from 'node:stream'
 import t from 'tap'
 import { request } from 'undici'
-import { user, startTestEmulator } from '../helpers/emulator.js'
-
-const errorShape = { error: String, error_description: String, user_message: String }
+import { errorShape, user, startTestEmulator } from '../helpers/emulator.js'
 
 t.test('unknown routes are 404 and wrong methods 405, as JSON', async (t) => {
   const emulator = await startTestEmulator(t)

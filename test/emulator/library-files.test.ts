@@ -2,8 +2,8 @@
 import { stat } from 'node:fs/promises'
 import t from 'tap'
 import type { RunningEmulator } from '../../src/emulator/index.js'
-import { apiCall, postFile, registerUpload, startTestEmulator, user } from '../helpers/emulator.js'
-import { call, errorShape, libraryTokens } from './library-client.js'
+import { apiCall, errorShape, postFile, registerUpload, startTestEmulator, user } from '../helpers/emulator.js'
+import { call, libraryTokens } from './library-client.js'
 
 async function uploadOne (emulator: RunningEmulator, folderId = '1', title = 'Lecture 1'): Promise<{ fileId: number, finish: string }> {
   const record = await registerUpload(emulator, { folder_id: folderId })

@@ -1,8 +1,8 @@
 // The folder calls of the library API: the seeded tree, contents and its filters, create,
 // rename, delete, and who may do what.
 import t from 'tap'
-import { postFile, registerUpload, startTestEmulator, user } from '../helpers/emulator.js'
-import { call, errorShape, libraryTokens } from './library-client.js'
+import { errorShape, postFile, registerUpload, startTestEmulator, user } from '../helpers/emulator.js'
+import { call, libraryTokens } from './library-client.js'
 
 t.test('every user starts with the seeded tree; views carry counts and absolute API links', async (t) => {
   const emulator = await startTestEmulator(t)

@@ -3,8 +3,8 @@
 import t from 'tap'
 import { request } from 'undici'
 import type { RunningEmulator } from '../../src/emulator/index.js'
-import { apiCall, postFile, startTestEmulator, user } from '../helpers/emulator.js'
-import { call, errorShape, libraryTokens } from './library-client.js'
+import { apiCall, errorShape, postFile, startTestEmulator, user } from '../helpers/emulator.js'
+import { call, libraryTokens } from './library-client.js'
 
 const cookiePattern = /^emulator_affinity=[A-Za-z0-9_-]{8,}; Path=\/; HttpOnly$/
 

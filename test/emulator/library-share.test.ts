@@ -2,8 +2,8 @@
 // files, and the oEmbed description of a share URL.
 import t from 'tap'
 import type { RunningEmulator } from '../../src/emulator/index.js'
-import { postFile, startTestEmulator, user } from '../helpers/emulator.js'
-import { call, errorShape, libraryTokens } from './library-client.js'
+import { errorShape, postFile, startTestEmulator, user } from '../helpers/emulator.js'
+import { call, libraryTokens } from './library-client.js'
 
 const everything = ['basic', 'user.info', 'manage', 'upload', 'share']
 

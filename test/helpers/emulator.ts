@@ -129,8 +129,27 @@ export function user (emulator: RunningEmulator, name: string): RunningEmulator[
   return found
 }
 
-/** GET/POST/DELETE to the API returning status and parsed JSON. */
-export async function apiCall (url: string, options: { method?: 'GET' | 'POST' | 'DELETE', token?: string, privateToken?: string, json?: unknown, form?: Record<string, string>, headers?: Record<string, string> } = {}): Promise<{ status: number, headers: Record<string, string | string[] | undefined>, body: any }> {
+export interface ApiCallOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+  token?: string
+  privateToken?: string
+  json?: unknown
+  /** Url-encoded; a list value repeats the field. */
+  form?: Record<string, string | string[]>
+  headers?: Record<string, string>
+}
+
+export interface ApiAnswer {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  /** The raw body (a 304 has none). */
+  text: string
+  /** The body parsed as JSON, or the text when it is not JSON. */
+  body: any
+}
+
+/** Calls the API; returns the status, headers, raw text and parsed JSON. */
+export async function apiCall (url: string, options: ApiCallOptions = {}): Promise<ApiAnswer> {
   const headers: Record<string, string> = { ...options.headers }
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
   if (options.privateToken !== undefined) headers.authorization = `Private-Token ${options.privateToken}`
@@ -140,14 +159,19 @@ export async function apiCall (url: string, options: { method?: 'GET' | 'POST' |
     body = JSON.stringify(options.json)
   } else if (options.form !== undefined) {
     headers['content-type'] = 'application/x-www-form-urlencoded'
-    body = new URLSearchParams(options.form).toString()
+    const form = new URLSearchParams()
+    for (const [name, value] of Object.entries(options.form)) for (const item of [value].flat()) form.append(name, item)
+    body = form.toString()
   }
   const answer = await request(url, { method: options.method ?? 'GET', headers, body })
   const text = await answer.body.text()
   let parsed: unknown = text
   try { parsed = JSON.parse(text) } catch {}
-  return { status: answer.statusCode, headers: answer.headers, body: parsed }
+  return { status: answer.statusCode, headers: answer.headers, text, body: parsed }
 }
+
+/** What every JSON error answer holds (t.match pattern). */
+export const errorShape = { error: String, error_description: String, user_message: String }
 
 /** POSTs one file (multipart field `file`) plus fields; returns status, headers and JSON. */
 export async function postFile (url: string, options: { content?: string | Buffer, filename?: string, fields?: Record<string, string>, headers?: Record<string, string> } = {}): Promise<{ status: number, headers: Record<string, string | string[] | undefined>, body: any }> {
