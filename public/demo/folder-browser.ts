@@ -56,15 +56,19 @@ export function createFolderBrowser ({ bff, onShown, onFailed, onMissing }: Fold
       setFolderPickerDisabled(disabled)
       onShown(target, contents)
     } catch (error) {
-      if (mine !== sequence) return
-      if (error instanceof MediaBffError && error.code === 'not_found' && target.id !== 0) {
-        onMissing(target.id)
-        await show([HOME], 'replace')
-        return
-      }
-      setFolderStatus('The folders could not be read.')
-      onFailed(error)
+      if (mine === sequence) await failed(error, target.id)
     }
+  }
+
+  /** A folder that is gone (or never was) falls back to home; any other failure is reported. */
+  const failed = async (error: unknown, id: number): Promise<void> => {
+    if (error instanceof MediaBffError && error.code === 'not_found' && id !== 0) {
+      onMissing(id)
+      await show([HOME], 'replace')
+      return
+    }
+    setFolderStatus('The folders could not be read.')
+    onFailed(error)
   }
 
   /** The path from home to `id`, from each folder's parent_id. */
@@ -97,14 +101,7 @@ export function createFolderBrowser ({ bff, onShown, onFailed, onMissing }: Fold
     try {
       path = await pathTo(id)
     } catch (error) {
-      if (mine !== sequence) return
-      if (error instanceof MediaBffError && error.code === 'not_found') {
-        onMissing(id)
-        await show([HOME], 'replace')
-      } else {
-        setFolderStatus('The folders could not be read.')
-        onFailed(error)
-      }
+      if (mine === sequence) await failed(error, id)
       return
     }
     if (mine === sequence) await show(path, url)
