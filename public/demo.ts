@@ -278,11 +278,9 @@ signOutButton.addEventListener('click', () => {
       clearFileList()
       picker.clear()
       newFolder.close()
-      entitled = undefined
+      // Nothing is offered for the old session any more, even if a listing still in flight
+      // answers before the session is read again. (A new sign-in reloads the page.)
       accessKnown = false
-      declined.clear()
-      contents = undefined
-      shownFolderId = undefined
       await refreshSession()
       showNotice({ kind: 'info', code: 'signed_out', text: 'You are signed out of this site.' })
     })

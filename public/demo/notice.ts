@@ -5,7 +5,7 @@ import { byId, createElement } from './dom.js'
 export type NoticeKind = 'info' | 'success' | 'warning' | 'error'
 
 export interface NoticeAction {
-  /** Stable id of the action button, e.g. grant-upload. */
+  /** Stable id of the action button, e.g. notice-grant. */
   id: string
   label: string
   /** A navigation (sign-in, re-authorization): a link styled as a button. */

@@ -5,7 +5,7 @@ import { MediaBffError, safeHttpUrl, type MediaBffClient } from '../media-bff-cl
 import { createElement } from './dom.js'
 import type { ListedFile } from './file-list.js'
 
-export async function makeShareLink (bff: MediaBffClient, file: ListedFile): Promise<string> {
+export async function makeShareLink (bff: MediaBffClient, file: ListedFile): Promise<void> {
   const button = file.shareButton
   if (button !== undefined) {
     button.disabled = true
@@ -16,7 +16,6 @@ export async function makeShareLink (bff: MediaBffClient, file: ListedFile): Pro
     const link = safeHttpUrl(answer.link)
     if (link === undefined) throw new MediaBffError(200, 'bad_response', 'The media service answered without a link this page can show.')
     showLink(file, link)
-    return link
   } finally {
     if (button !== undefined) {
       button.disabled = false
