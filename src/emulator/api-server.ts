@@ -14,7 +14,9 @@ import { tokenRoute } from './oauth/token-route.js'
 
 export function buildApiServer (context: EmulatorContext): FastifyInstance {
   const app = createEmulatorServer(() => context.listening)
-  // Every request to /api/ is recorded before anything can refuse it, faults and 404s included.
+  // Every request to /api/ is recorded before a route, a fault or a 404 can refuse it. Not
+  // recorded: the 503s of a server still starting (http/server.ts: that hook runs first), and
+  // paths whose parameters cannot be decoded (Fastify answers those without running hooks).
   app.addHook('onRequest', (request, _reply, done) => {
     if (request.url === '/api' || request.url.startsWith('/api/') || request.url.startsWith('/api?')) context.received.record(request.raw)
     done()

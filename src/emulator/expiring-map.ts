@@ -19,7 +19,7 @@ export interface ExpiringMap<K, V> {
   work: () => ExpiringMapWork
 }
 
-export interface ExpiringMapOptions<K, V> {
+interface ExpiringMapOptions<K, V> {
   sweepEveryMs: number
   /** The clock; tests pass their own. */
   now?: () => number

@@ -3,7 +3,7 @@
 // cookies on, or must pass If-None-Match through) without a proxy in between.
 import type { IncomingMessage } from 'node:http'
 
-export const receivedLimit = 200
+const receivedLimit = 200
 
 export interface ReceivedRequest {
   method: string

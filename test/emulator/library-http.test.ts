@@ -3,10 +3,11 @@
 import t from 'tap'
 import { request } from 'undici'
 import type { RunningEmulator } from '../../src/emulator/index.js'
+import { affinityCookieName } from '../../src/emulator/library/library-scope.js'
 import { apiCall, errorShape, postFile, startTestEmulator, user } from '../helpers/emulator.js'
 import { call, libraryTokens } from './library-client.js'
 
-const cookiePattern = /^emulator_affinity=[A-Za-z0-9_-]{8,}; Path=\/; HttpOnly$/
+const cookiePattern = new RegExp(`^${affinityCookieName}=[A-Za-z0-9_-]{8,}; Path=/; HttpOnly$`)
 
 async function aliceFile (emulator: RunningEmulator): Promise<number> {
   const answer = await postFile(`${emulator.baseUrl}/api/upload/file`, { fields: { folder_id: '1', private_token: user(emulator, 'alice').privateToken } })

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 
-export function entityTag (body: string): string {
+function entityTag (body: string): string {
   return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
 }
 
@@ -13,7 +13,7 @@ export function entityTag (body: string): string {
  * RFC 9110 13.1.2: `*` matches any current representation; otherwise any listed tag matches by
  * weak comparison (a W/ prefix is ignored on either side).
  */
-export function ifNoneMatchHits (header: string | undefined, etag: string): boolean {
+function ifNoneMatchHits (header: string | undefined, etag: string): boolean {
   if (header === undefined) return false
   if (header.trim() === '*') return true
   const opaque = etag.replace(/^W\//, '')

@@ -43,13 +43,13 @@ const seeds: Array<[number, string, number, number]> = [
   [8, 'Drafts', 0, 10]
 ]
 const homeCreatedDaysAgo = 600
-export const firstCreatedFolderId = 100
+const firstCreatedFolderId = 100
 
 export function folderNotFound (folderId: number | string): EmulatorError {
   return new EmulatorError(404, 'folder_not_found', `There is no folder ${folderId}.`, { userMessage: 'This folder does not exist (any more).' })
 }
 
-export function folderExists (name: string): EmulatorError {
+function folderExists (name: string): EmulatorError {
   return new EmulatorError(409, 'folder_exists', `A folder named "${name}" already exists here.`, { userMessage: 'There is already a folder with this name here.' })
 }
 

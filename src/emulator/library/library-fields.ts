@@ -5,7 +5,7 @@ import { badRequest } from '../http/emulator-error.js'
 import { idValue, single } from '../http/field-readers.js'
 
 const maxNameLength = 255
-export const maxShareFiles = 100
+const maxShareFiles = 100
 
 /** C0 and C1 control characters: invisible in listings, and they break paths and headers. */
 function hasControlCharacter (text: string): boolean {
