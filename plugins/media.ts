@@ -1,5 +1,6 @@
-// The media service: its API client, its authorization servers (one per tenant), and its token
-// endpoint for refreshes (used by the grants plugin). All share undici agents closed with the app.
+// The media service: its API client, its authorization servers (one per tenant, for code
+// exchanges), and its token endpoint for refreshes (used by the grants plugin). Each has an
+// undici agent of its own, closed with the app.
 import fp from 'fastify-plugin'
 import { Agent } from 'undici'
 import { createMediaClient, type MediaClient } from '../src/media/media-client.js'
@@ -7,6 +8,12 @@ import { createAuthorizationServers, refreshTokens, type AuthorizationServers, t
 import { TokenEndpointError } from '../src/oauth/token-failure.js'
 
 const REFRESH_DEADLINE_MS = 60_000
+/**
+ * Connections per tenant for code exchanges. Anyone can bring a callback with a valid sealed
+ * transaction and a made-up code, so exchanges get a pool of their own: a flood of them waits
+ * for these and never for the connections that registrations, finishes and refreshes use.
+ */
+const CODE_EXCHANGE_CONNECTIONS = 16
 
 export interface TokenEndpoint {
   /** New tokens for a grant's refresh token; fails with a classified TokenEndpointError. */
@@ -29,7 +36,8 @@ export default fp(async (app) => {
     timeoutMs: config.upstreamTimeoutMs,
     onCall: (endpoint, status, seconds) => app.metrics.upstreamCall(endpoint, status, seconds)
   })
-  const servers = createAuthorizationServers(config, media.dispatcher, config.upstreamTimeoutMs)
+  const signInAgent = new Agent({ connections: CODE_EXCHANGE_CONNECTIONS, connectTimeout: config.upstreamTimeoutMs, headersTimeout: config.upstreamTimeoutMs, bodyTimeout: config.upstreamTimeoutMs })
+  const servers = createAuthorizationServers(config, signInAgent, config.upstreamTimeoutMs)
   // A refresh is never cut off at the caller's deadline: once the service has answered it has
   // rotated the refresh token, and abandoning that answer would strand the grant on a retired
   // token (the next refresh would look like reuse and end the sign-in). Refreshes therefore run
@@ -50,6 +58,7 @@ export default fp(async (app) => {
   })
   app.addHook('onClose', async () => {
     await media.close()
+    await signInAgent.close()
     await refreshAgent.close()
   })
 }, { name: 'media', dependencies: ['config', 'metrics'] })
