@@ -1,7 +1,15 @@
 // Rate limits on @fastify/rate-limit, one fixed one-minute window per key: sign-in and callback
 // per client address; registrations, finishes and relayed calls (/api/...) per signed-in user.
-// With REDIS_URL the counters live in Redis (the store's own connection), so every replica counts together; otherwise in this
-// process. Routes opt in through the decorators below (the plugin is registered with global off).
+//
+// Per-user counters live in Redis when REDIS_URL is set (the store's own connection), so every
+// replica counts together; there are only as many as there are people signed in. Per-address
+// counters always live in this process, in a bounded LRU: they are written for anyone on the
+// internet, and a flood from tens of thousands of addresses must not take Redis memory that
+// signed-in users need (at maxmemory with noeviction Redis refuses their refresh locks and grant
+// writes). Behind N replicas an address may start up to N times the limit; the limit is there
+// against one client hammering sign-ins, and a wide flood costs media-bff only CPU, since starting
+// a sign-in writes nothing to any store (src/oauth/login-transactions.ts).
+// Routes opt in through the decorators below (the plugin is registered with global off).
 //
 // Over the limit the answer is the contract's 429: the limiter throws an AppError, which
 // plugins/errors.ts turns into { error: 'rate_limited', message } with Retry-After. The plugin's
@@ -12,7 +20,7 @@
 // (skipOnError): the route then meets the same store and reports the outage itself, as a 503.
 import fp from 'fastify-plugin'
 import fastifyRateLimit, { normalizeIP } from '@fastify/rate-limit'
-import type { FastifyRequest, onRequestAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify'
 import { AppError } from '../src/errors.js'
 
 declare module 'fastify' {
@@ -35,13 +43,19 @@ const IPV6_CLIENT_PREFIX = 64
 
 const off = { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false } as const
 
+const pluginOptions = { global: false, skipOnError: true, addHeaders: { ...off, 'retry-after': false }, addHeadersOnExceeding: off }
+
 export default fp(async (app) => {
   const { rateLimit, redisKeyPrefix } = app.config
+  // The per-address limiter comes from a registration of its own, in memory, in a child context
+  // (registered first: the plugin decorates `rateLimit` only where none exists yet).
+  let perAddress: FastifyInstance['rateLimit'] | undefined
+  await app.register(async (scope) => {
+    await scope.register(fastifyRateLimit, pluginOptions)
+    perAddress = scope.rateLimit
+  })
   await app.register(fastifyRateLimit, {
-    global: false,
-    skipOnError: true,
-    addHeaders: { ...off, 'retry-after': false },
-    addHeadersOnExceeding: off,
+    ...pluginOptions,
     ...(app.redisClient === undefined ? {} : { redis: app.redisClient, nameSpace: `${redisKeyPrefix}rate:` })
   })
   if (app.redisClient !== undefined) {
@@ -56,7 +70,7 @@ export default fp(async (app) => {
    * route answers it on its own (401). The limiter's name leads the key: the plugin keys every
    * app.rateLimit() limiter under the same Redis prefix, whatever route it guards.
    */
-  const limiter = (name: string, max: number, keyOf: (request: FastifyRequest) => string | undefined) => app.rateLimit({
+  const limiter = (name: string, max: number, keyOf: (request: FastifyRequest) => string | undefined, rateLimiter = app.rateLimit) => rateLimiter({
     max,
     timeWindow: WINDOW_MS,
     cache: MEMORY_COUNTERS,
@@ -76,7 +90,8 @@ export default fp(async (app) => {
     return userId === undefined ? `sign-in:${session.uploadOwner ?? session.grantId}` : `user:${session.tenant ?? ''}:${userId}`
   }
 
-  app.decorate('rateLimitLogin', limiter('auth', rateLimit.loginPerMinute, (request) => clientAddress(request.ip)))
+  if (perAddress === undefined) throw new Error('the per-address rate limiter did not register')
+  app.decorate('rateLimitLogin', limiter('auth', rateLimit.loginPerMinute, (request) => clientAddress(request.ip), perAddress))
   app.decorate('rateLimitRegister', limiter('register', rateLimit.registerPerMinute, signedInUser))
   app.decorate('rateLimitFinish', limiter('finish', rateLimit.finishPerMinute, signedInUser))
   app.decorate('rateLimitApi', limiter('api', rateLimit.apiPerMinute, signedInUser))

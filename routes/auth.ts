@@ -5,17 +5,12 @@ import { Type } from '@fastify/type-provider-typebox'
 import { AppError, LOGIN_URL } from '../src/errors.js'
 import { MAX_LENGTH as MAX_RETURN_TO_LENGTH, parseReturnPath } from '../src/oauth/return-to.js'
 import { parseScopes } from '../src/oauth/scopes.js'
-import { LoginContentionError, newBrowserBinding } from '../src/oauth/login-transactions.js'
-import { completeSignIn, startSignIn } from '../src/oauth/sign-in.js'
+import { completeSignIn, LoginReplayedError, startSignIn } from '../src/oauth/sign-in.js'
 import { sessionAfterSignIn } from '../src/oauth/session-after-sign-in.js'
 import { classifyTokenError } from '../src/oauth/token-errors.js'
 import { authErrorPage } from '../src/pages/auth-error-page.js'
-import { StoreFullError, StoreUnavailableError } from '../src/store/key-value-store.js'
+import { StoreUnavailableError } from '../src/store/key-value-store.js'
 import { ErrorBody } from './schemas.js'
-
-const BINDING_PATTERN = /^[A-Za-z0-9_-]{43}$/
-/** Retry-After when no new sign-in fits in the store: started ones are used or expire meanwhile. */
-const LOGIN_STORE_FULL_RETRY_AFTER_S = 30
 
 const LoginQuery = Type.Object({
   return_to: Type.Optional(Type.String({ maxLength: MAX_RETURN_TO_LENGTH })),
@@ -48,10 +43,9 @@ const SessionState = Type.Object({
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { config } = app
-  const bindingCookie = `${config.session.cookieName}-login`
   const cookieOptions = { httpOnly: true, secure: config.session.secureCookie, sameSite: 'lax' as const, path: '/' }
-  // The pre-login cookie lives exactly as long as the sign-ins it binds (LOGIN_TIMEOUT).
-  const bindingMaxAgeS = Math.max(1, Math.ceil(config.session.loginTimeoutMs / 1000))
+  // A login cookie lives exactly as long as the sign-in it carries (LOGIN_TIMEOUT).
+  const loginCookieMaxAgeS = Math.max(1, Math.ceil(config.session.loginTimeoutMs / 1000))
 
   app.get('/auth/login', {
     schema: { tags: ['auth'], summary: 'Start a sign-in (browser navigation)', querystring: LoginQuery, response: { 400: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
@@ -85,27 +79,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     if (refused.length > 0) {
       throw new AppError('invalid_request', `This site does not ask for the scope ${refused.join(', ')}.`, { details: { field: 'scope', known_scopes: [...app.requestableScopes] } })
     }
-    const existing = request.cookies[bindingCookie]
-    const browserBinding = existing !== undefined && BINDING_PATTERN.test(existing) ? existing : newBrowserBinding()
-    let authorizationUrl: string
-    try {
-      authorizationUrl = await startSignIn(config, app.authorizationServers, app.loginTransactions, {
-        tenant, returnTo, grantedScopes, addedScopes, browserBinding
-      })
-    } catch (error) {
-      // Fail closed: no new sign-in while the store is full, and nobody else's is pushed out.
-      if (error instanceof StoreFullError) {
-        app.metrics.login('store_full')
-        throw new AppError('unavailable', 'Too many sign-ins are in progress right now. Try again shortly.', { retryAfter: LOGIN_STORE_FULL_RETRY_AFTER_S })
-      }
-      if (error instanceof LoginContentionError) {
-        throw new AppError('rate_limited', 'Too many sign-ins were started at once in this browser; wait a moment and try again.', { retryAfter: 1 })
-      }
-      throw error
-    }
+    // Nothing is stored: the transaction goes to the browser, sealed (src/oauth/login-transactions.ts).
+    const started = await startSignIn(config, app.authorizationServers, app.loginTransactions, {
+      tenant, returnTo, grantedScopes, addedScopes, cookies: request.cookies
+    })
     app.metrics.login('redirected')
-    reply.setCookie(bindingCookie, browserBinding, { ...cookieOptions, maxAge: bindingMaxAgeS })
-    return await reply.header('cache-control', 'no-store').redirect(authorizationUrl, 302)
+    for (const name of started.dropped) reply.clearCookie(name, cookieOptions)
+    reply.setCookie(started.cookie.name, started.cookie.value, { ...cookieOptions, maxAge: loginCookieMaxAgeS })
+    return await reply.header('cache-control', 'no-store').redirect(started.authorizationUrl, 302)
   })
 
   app.get('/auth/callback', {
@@ -120,16 +101,23 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       return await reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(authErrorPage(code, LOGIN_URL)) as never
     }
     if (request.validationError !== undefined || query.state === undefined) return await failPage('invalid_state', 'invalid_state')
-    let transaction: Awaited<ReturnType<typeof app.loginTransactions.consume>>
+    const state = query.state
+    let opened: Awaited<ReturnType<typeof app.loginTransactions.open>>
     try {
-      transaction = await app.loginTransactions.consume(query.state, request.cookies[bindingCookie])
+      opened = await app.loginTransactions.open(state, request.cookies)
     } catch (error) {
-      // The transaction is still in the store: the same callback URL works once it is back.
+      // Nothing was used up: the same callback URL works once the store is back.
       if (error instanceof StoreUnavailableError) return await failPage('unavailable', 'unavailable', 503)
       throw error
     }
-    if (transaction === 'unknown') return await failPage('invalid_state', 'invalid_state')
-    if (transaction === 'foreign_browser') return await failPage('login_csrf', 'login_csrf')
+    if (opened.kind === 'other_browser') return await failPage('login_csrf', 'login_csrf')
+    if (opened.kind === 'invalid') {
+      if (opened.cookieName !== undefined) reply.clearCookie(opened.cookieName, cookieOptions)
+      return await failPage('invalid_state', 'invalid_state')
+    }
+    const { transaction } = opened
+    // From here on this sign-in ends, one way or another: its cookie goes.
+    reply.clearCookie(opened.cookieName, cookieOptions)
 
     const backWithError = async (code: string, outcome: string): Promise<never> => {
       app.metrics.callback(outcome)
@@ -150,9 +138,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         servers: app.authorizationServers,
         grants: app.grants,
         media: app.media,
+        claim: async () => await app.loginTransactions.claim(state, transaction),
         onUserInfoFailure: (error) => request.log.warn({ err: { type: (error as Error).name, message: (error as Error).message } }, 'user/info failed during sign-in')
-      }, transaction, query.state, new URLSearchParams(request.query as Record<string, string>))
+      }, transaction, state, new URLSearchParams(request.query as Record<string, string>))
     } catch (error) {
+      if (error instanceof LoginReplayedError) return await failPage('invalid_state', 'invalid_state')
       // The code is spent; with the store down the grant could not be kept: sign in again later.
       if (error instanceof StoreUnavailableError) return await failPage('unavailable', 'unavailable', 503)
       const failure = classifyTokenError(error)

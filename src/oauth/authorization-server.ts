@@ -116,7 +116,6 @@ export async function refreshTokens (server: oidc.Configuration, refreshToken: s
 
 export const newCodeVerifier = oidc.randomPKCECodeVerifier
 export const codeChallengeOf = oidc.calculatePKCECodeChallenge
-export const newState = oidc.randomState
 
 /** The token response as input: lifetimes clamped, scopes limited to the service's, ids plain. */
 function toTokenSet (response: oidc.TokenEndpointResponse): TokenSet {

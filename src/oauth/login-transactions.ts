@@ -1,17 +1,26 @@
-// Login transactions: everything the callback needs to finish one sign-in, stored server-side
-// under its `state`, single use, ten minutes by default (LOGIN_TIMEOUT). Each is bound to the browser that started it by a
-// random value kept in a pre-login cookie, so a callback replayed in another browser is refused
-// (login CSRF). Several may be open at once, one per tab.
+// Login transactions: everything the callback needs to finish one sign-in (PKCE verifier, return
+// path, scopes, tenant), sealed with the token keys (AES-256-GCM, bound to its `state`) into a
+// cookie of the browser that started it, one cookie per sign-in so that many tabs can sign in at
+// once. Starting a sign-in writes nothing to any store: GET /auth/login needs no sign-in, and a
+// flood of it from any number of addresses must not take room that signed-in users need (a full
+// Redis refuses the refresh lock and grant writes of everyone). The cookie is also the binding
+// to the browser: a callback replayed in another browser has no cookie and is refused (login CSRF).
 //
-// At most maxPerBrowser (LOGIN_MAX_PER_BROWSER) are kept per binding: each browser has a short
-// list of its transactions' keys, and starting one more drops the oldest. Dropping rather than
-// refusing is what a person with many tabs expects: the sign-in they just clicked works, and what
-// goes is the one started longest ago, most likely in a tab they closed or forgot. Refusing would
-// lock them out until abandoned attempts expired. A browser that sends no binding cookie gets a
-// new binding, so the cap bounds one browser; the per-address rate limit bounds many.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+// Single use is enforced once a callback brings a valid sealed transaction AND the authorization
+// server has accepted its code: only then is a small marker written under the state (claim), for
+// what is left of the transaction's lifetime. So store writes happen only for sign-ins a real
+// account completed; before that, the authorization server's own single-use code and PKCE guard
+// a replayed callback.
+//
+// A browser keeps at most maxPerBrowser (LOGIN_MAX_PER_BROWSER) sign-ins, and at most
+// MAX_COOKIE_BYTES of them (they travel with every request until used; proxies cap a header line
+// at 8 KiB): starting one more drops the oldest. Dropping rather than refusing is what a person
+// with many tabs expects: the sign-in they just clicked works, and what goes is the one started
+// longest ago, most likely in a tab they closed or forgot.
+import { createHash } from 'node:crypto'
 import type { KeyValueStore } from '../store/key-value-store.js'
 import type { TokenCipher } from '../store/token-cipher.js'
+import type { LoginStateSigner } from './login-state.js'
 
 export interface LoginTransaction {
   tenant: string
@@ -21,119 +30,118 @@ export interface LoginTransaction {
   scopes: string[]
   /** Scopes newly asked for on top of what the session had (incremental authorization). */
   addedScopes: string[]
-  /** sha256 of the browser-binding cookie value. */
-  browserBinding: string
   createdAt: number
 }
 
-/**
- * Another sign-in from the same browser changed its list of transactions every time this one
- * tried to add itself: many sign-ins started at the same instant from one browser.
- */
-export class LoginContentionError extends Error {
-  constructor () {
-    super('too many sign-ins started at once from one browser')
-    this.name = 'LoginContentionError'
-  }
-}
-
-/** Rounds of compare-and-set on a browser's list before giving up; uncontended it takes one. */
-const LIST_UPDATE_ATTEMPTS = 5
-
-export function newBrowserBinding (): string {
-  return randomBytes(32).toString('base64url')
-}
-
-export function hashBinding (binding: string): string {
-  return createHash('sha256').update(binding).digest('base64url')
-}
+/** What the browser's login cookies amount to: bytes of name=value across all of them. */
+export const MAX_COOKIE_BYTES = 4096
 
 export interface LoginTransactionOptions {
+  cipher: TokenCipher
+  /** Where used states are marked; written only after a code was accepted. */
+  store: KeyValueStore
+  states: LoginStateSigner
+  /** Names every login cookie: `${cookiePrefix}<slot>`. */
+  cookiePrefix: string
   ttlMs: number
-  /** Open transactions kept per browser binding; the oldest is dropped beyond it. */
+  /** Open sign-ins kept per browser; the oldest is dropped beyond it. */
   maxPerBrowser: number
 }
 
-export function createLoginTransactions (store: KeyValueStore, cipher: TokenCipher, { ttlMs, maxPerBrowser }: LoginTransactionOptions) {
-  if (!Number.isInteger(maxPerBrowser) || maxPerBrowser < 1) throw new RangeError('maxPerBrowser must be a positive integer')
-  const key = (state: string): string => `tx:${hashBinding(state)}`
-  // Keyed by the binding's hash, which the transactions hold anyway; the list holds only keys.
-  const listKey = (bindingHash: string): string => `txb:${bindingHash}`
+export interface StartedLogin {
+  state: string
+  cookie: { name: string, value: string }
+  /** Login cookies of older sign-ins to clear: beyond the cap, expired or unreadable. */
+  dropped: string[]
+}
 
-  /** Adds a transaction key to its browser's list and deletes what falls beyond the cap. */
-  const enlist = async (bindingHash: string, transactionKey: string): Promise<void> => {
-    for (let attempt = 0; attempt < LIST_UPDATE_ATTEMPTS; attempt++) {
-      const current = await store.get(listKey(bindingHash))
-      const now = Date.now()
-      const entries = parseList(current).filter(([, expiresAt]) => expiresAt > now)
-      entries.push([transactionKey, now + ttlMs])
-      const dropped = entries.splice(0, Math.max(0, entries.length - maxPerBrowser))
-      if (await store.compareAndSet(listKey(bindingHash), current, JSON.stringify(entries), ttlMs)) {
-        for (const [droppedKey] of dropped) await store.delete(droppedKey)
-        return
-      }
-    }
-    throw new LoginContentionError()
-  }
+export type OpenedLogin =
+  | { kind: 'open', transaction: LoginTransaction, cookieName: string }
+  /** Forged, expired, already used, or its cookie cannot be opened (cookieName: clear it). */
+  | { kind: 'invalid', cookieName?: string }
+  /** A fresh state media-bff issued, unused, and this browser has no cookie for it. */
+  | { kind: 'other_browser' }
+
+type Cookies = Readonly<Record<string, string | undefined>>
+
+const SLOT_PATTERN = /^[A-Za-z0-9_-]{16}$/
+
+export function createLoginTransactions (options: LoginTransactionOptions) {
+  const { cipher, store, states, cookiePrefix, ttlMs, maxPerBrowser } = options
+  if (!Number.isInteger(maxPerBrowser) || maxPerBrowser < 1) throw new RangeError('maxPerBrowser must be a positive integer')
+  const cookieNameOf = (state: string): string => `${cookiePrefix}${digest(state).slice(0, 16)}`
+  const usedKey = (state: string): string => `login-used:${digest(state)}`
+  const aad = (state: string): string => `login:${state}`
 
   return {
-    async save (state: string, transaction: LoginTransaction): Promise<void> {
-      // The code verifier is a secret: sealed like tokens, bound to its state.
-      const sealed = cipher.encrypt(JSON.stringify(transaction), `tx:${state}`)
-      // Written before it is listed, so that whatever a racing sign-in of the same browser drops
-      // from the list is already there to delete; unlisted, it is taken back.
-      await store.set(key(state), sealed, ttlMs)
-      try {
-        await enlist(transaction.browserBinding, key(state))
-      } catch (error) {
-        await store.delete(key(state)).catch(() => {})
-        throw error
-      }
+    cookieNameOf,
+
+    start (transaction: Omit<LoginTransaction, 'createdAt'>, cookies: Cookies, now = Date.now()): StartedLogin {
+      const state = states.issue(now)
+      const sealed = cipher.encrypt(JSON.stringify({ ...transaction, createdAt: now }), aad(state))
+      // The creation time leads in clear, for choosing what to drop at the next start; what the
+      // callback relies on is the sealed copy.
+      const cookie = { name: cookieNameOf(state), value: `${now.toString(36)}.${sealed}` }
+      return { state, cookie, dropped: overflowing(cookies, cookie, now) }
+    },
+
+    /** The transaction for `state` from this browser's cookies, or why there is none. */
+    async open (state: string, cookies: Cookies, now = Date.now()): Promise<OpenedLogin> {
+      const issuedAt = states.issuedAt(state)
+      const cookieName = cookieNameOf(state)
+      const present = cookies[cookieName] === undefined ? {} : { cookieName }
+      if (issuedAt === undefined || issuedAt + ttlMs <= now) return { kind: 'invalid', ...present }
+      if (await store.get(usedKey(state)) !== undefined) return { kind: 'invalid', ...present }
+      const value = cookies[cookieName]
+      if (value === undefined) return { kind: 'other_browser' }
+      const transaction = openSealed(value.slice(value.indexOf('.') + 1), state)
+      if (transaction === undefined || transaction.createdAt + ttlMs <= now) return { kind: 'invalid', cookieName }
+      return { kind: 'open', transaction, cookieName }
     },
 
     /**
-     * Takes the transaction for `state` if this browser started it. A transaction presented by
-     * another browser is left in place for its owner, so a replay cannot burn the real login.
+     * Marks the state used; false when a racing callback already did. Called once the code was
+     * accepted, so only completed sign-ins ever write here.
      */
-    async consume (state: string, binding: string | undefined): Promise<LoginTransaction | 'unknown' | 'foreign_browser'> {
-      const sealed = await store.get(key(state))
-      if (sealed === undefined) return 'unknown'
-      const transaction = open(sealed, state)
-      if (transaction === undefined) return 'unknown'
-      if (binding === undefined || !sameHash(hashBinding(binding), transaction.browserBinding)) return 'foreign_browser'
-      // take() is the atomic single-use step: of two racing callbacks only one gets it.
-      const taken = await store.take(key(state))
-      if (taken === undefined) return 'unknown'
-      return transaction
+    async claim (state: string, transaction: LoginTransaction, now = Date.now()): Promise<boolean> {
+      const left = transaction.createdAt + ttlMs - now
+      return await store.setIfAbsent(usedKey(state), '1', Math.max(1000, left))
     }
   }
 
-  function open (sealed: string, state: string): LoginTransaction | undefined {
+  function openSealed (sealed: string, state: string): LoginTransaction | undefined {
     try {
-      return JSON.parse(cipher.decrypt(sealed, `tx:${state}`)) as LoginTransaction
+      return JSON.parse(cipher.decrypt(sealed, aad(state))) as LoginTransaction
     } catch {
       return undefined
     }
+  }
+
+  /** Login cookies to clear so that, with `added`, the browser stays within both caps. */
+  function overflowing (cookies: Cookies, added: { name: string, value: string }, now: number): string[] {
+    const present = Object.entries(cookies).flatMap(([name, value]) => {
+      if (!name.startsWith(cookiePrefix) || !SLOT_PATTERN.test(name.slice(cookiePrefix.length)) || value === undefined) return []
+      const createdAt = parseInt(value.slice(0, value.indexOf('.')), 36)
+      return [{ name, createdAt: Number.isFinite(createdAt) ? createdAt : 0, bytes: name.length + value.length + 1 }]
+    }).sort((a, b) => b.createdAt - a.createdAt)
+    let count = 1
+    let bytes = added.name.length + added.value.length + 1
+    const dropped: string[] = []
+    for (const cookie of present) {
+      const keep = cookie.createdAt + ttlMs > now && count < maxPerBrowser && bytes + cookie.bytes <= MAX_COOKIE_BYTES
+      if (keep) {
+        count++
+        bytes += cookie.bytes
+      } else {
+        dropped.push(cookie.name)
+      }
+    }
+    return dropped
   }
 }
 
 export type LoginTransactions = ReturnType<typeof createLoginTransactions>
 
-/** A browser's list: [transaction key, expiry in epoch ms], oldest first. Unreadable: empty. */
-function parseList (value: string | undefined): Array<[string, number]> {
-  if (value === undefined) return []
-  try {
-    const parsed: unknown = JSON.parse(value)
-    if (!Array.isArray(parsed)) return []
-    return parsed.filter((entry): entry is [string, number] =>
-      Array.isArray(entry) && typeof entry[0] === 'string' && typeof entry[1] === 'number')
-  } catch {
-    return []
-  }
-}
-
-function sameHash (a: string, b: string): boolean {
-  const left = Buffer.from(a)
-  const right = Buffer.from(b)
-  return left.length === right.length && timingSafeEqual(left, right)
+function digest (value: string): string {
+  return createHash('sha256').update(value).digest('base64url')
 }

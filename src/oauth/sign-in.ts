@@ -2,9 +2,8 @@
 // (transaction + authorization URL) and completing it (code exchange, user/info, new grant).
 import type { Config } from '../config.js'
 import type { AuthorizationServers } from './authorization-server.js'
-import { buildAuthorizationUrl, codeChallengeOf, exchangeCode, newCodeVerifier, newState } from './authorization-server.js'
-import type { LoginTransaction, LoginTransactions } from './login-transactions.js'
-import { hashBinding } from './login-transactions.js'
+import { buildAuthorizationUrl, codeChallengeOf, exchangeCode, newCodeVerifier } from './authorization-server.js'
+import type { LoginTransaction, LoginTransactions, StartedLogin } from './login-transactions.js'
 import { unionScopes } from './scopes.js'
 import type { Grant, GrantStore } from '../grants/grant-store.js'
 import type { MediaClient, UserInfo } from '../media/media-client.js'
@@ -16,31 +15,34 @@ export interface StartSignIn {
   grantedScopes: string[]
   /** Scopes the caller adds (`scope=` on /auth/login). */
   addedScopes: string[]
-  browserBinding: string
+  /** The browser's cookies: its other sign-ins, of which the oldest may have to go. */
+  cookies: Readonly<Record<string, string | undefined>>
 }
 
-export async function startSignIn (config: Config, servers: AuthorizationServers, transactions: LoginTransactions, request: StartSignIn): Promise<string> {
+export interface SignInStart extends Omit<StartedLogin, 'state'> {
+  authorizationUrl: string
+}
+
+/** A new sign-in: its sealed transaction (a cookie for the browser) and where to send the browser. */
+export async function startSignIn (config: Config, servers: AuthorizationServers, transactions: LoginTransactions, request: StartSignIn): Promise<SignInStart> {
   const server = servers.get(request.tenant)
   if (server === undefined) throw new Error(`unknown tenant ${request.tenant}`)
   const scopes = unionScopes(config.oauth.scopes, request.grantedScopes, request.addedScopes)
-  const state = newState()
   const codeVerifier = newCodeVerifier()
-  const transaction: LoginTransaction = {
+  const { state, cookie, dropped } = transactions.start({
     tenant: request.tenant,
     codeVerifier,
     returnTo: request.returnTo,
     scopes,
-    addedScopes: request.addedScopes.filter((scope) => !request.grantedScopes.includes(scope)),
-    browserBinding: hashBinding(request.browserBinding),
-    createdAt: Date.now()
-  }
-  await transactions.save(state, transaction)
-  return buildAuthorizationUrl(server, {
+    addedScopes: request.addedScopes.filter((scope) => !request.grantedScopes.includes(scope))
+  }, request.cookies)
+  const authorizationUrl = buildAuthorizationUrl(server, {
     redirectUri: config.oauth.redirectUri,
     scopes,
     state,
     codeChallenge: await codeChallengeOf(codeVerifier)
   })
+  return { authorizationUrl, cookie, dropped }
 }
 
 export interface CompletedSignIn {
@@ -55,8 +57,21 @@ export interface SignInParts {
   servers: AuthorizationServers
   grants: GrantStore
   media: MediaClient
+  /**
+   * Marks the transaction used once its code was accepted; false when a racing callback already
+   * did (LoginTransactions.claim).
+   */
+  claim: () => Promise<boolean>
   /** Called when user/info cannot be read; sign-in goes on without the profile. */
   onUserInfoFailure?: (error: unknown) => void
+}
+
+/** Two callbacks raced with one transaction and the other won: this one changes nothing. */
+export class LoginReplayedError extends Error {
+  constructor () {
+    super('the sign-in was already completed by another callback')
+    this.name = 'LoginReplayedError'
+  }
 }
 
 export async function completeSignIn (parts: SignInParts, transaction: LoginTransaction, state: string, query: URLSearchParams): Promise<CompletedSignIn> {
@@ -70,6 +85,7 @@ export async function completeSignIn (parts: SignInParts, transaction: LoginTran
     codeVerifier: transaction.codeVerifier,
     expectedState: state
   })
+  if (!await parts.claim()) throw new LoginReplayedError()
   // Granted scopes come from the token response, else the request (README.md, "The contract").
   const scopes = tokens.grantedScopes ?? transaction.scopes
   let user: UserInfo = { userId: tokens.userId, name: undefined, email: undefined, scopes: undefined }

@@ -15,7 +15,7 @@ export function perBrowserCapSuite (t: Test, storeEnv: () => Record<string, stri
     for (const tab of [1, 2]) {
       const dropped = await browser.get(onServer(browser, callbacks[tab - 1] ?? ''))
       t.equal(dropped.status, 400, `tab ${tab}, among the oldest, was dropped`)
-      t.match(dropped.text, /expired or was already used/)
+      t.match(dropped.text, /newer sign-ins/)
     }
     for (const tab of [5, 3]) {
       const kept = await browser.get(onServer(browser, callbacks[tab - 1] ?? ''))

@@ -1,53 +1,159 @@
-// The per-browser cap of src/oauth/login-transactions.ts where HTTP cannot make it deterministic:
-// many sign-ins of one browser racing each other, and a list that never stops changing.
-import t from 'tap'
+// src/oauth/login-transactions.ts and login-state.ts without HTTP: sealed transactions carried by
+// the browser, nothing stored until a code was accepted, single use, and the per-browser caps
+// (count and bytes) over any sequence of sign-ins.
+import t, { type Test } from 'tap'
+import fc from 'fast-check'
 import { createMemoryStore } from '../../src/store/memory-store.js'
 import { createTokenCipher, parseTokenKeys } from '../../src/store/token-cipher.js'
-import { createLoginTransactions, hashBinding, LoginContentionError, newBrowserBinding, type LoginTransaction } from '../../src/oauth/login-transactions.js'
-import { testTokenKey } from '../helpers/bff.js'
+import { createLoginTransactions, MAX_COOKIE_BYTES, type LoginTransaction } from '../../src/oauth/login-transactions.js'
+import { createLoginStateSigner } from '../../src/oauth/login-state.js'
+import { TEST_SESSION_SECRET, testTokenKey } from '../helpers/bff.js'
 
+const TTL_MS = 60_000
+const PREFIX = '__Host-media-bff-login-'
 const cipher = createTokenCipher(parseTokenKeys(testTokenKey()))
-const transactionOf = (binding: string): LoginTransaction => ({
-  tenant: 'default',
-  codeVerifier: 'v'.repeat(43),
-  returnTo: '/',
-  scopes: ['basic'],
-  addedScopes: [],
-  browserBinding: hashBinding(binding),
-  createdAt: Date.now()
+const states = createLoginStateSigner([TEST_SESSION_SECRET])
+const request = (returnTo = '/', scopes = ['basic']): Omit<LoginTransaction, 'createdAt'> => ({
+  tenant: 'default', codeVerifier: 'v'.repeat(43), returnTo, scopes, addedScopes: scopes.slice(1)
 })
 
-t.test('sign-ins of one browser racing each other never leave more than the cap behind', async (t) => {
+function setUp (t: Test, maxPerBrowser = 10) {
   const store = createMemoryStore()
   t.teardown(() => store.close())
-  const transactions = createLoginTransactions(store, cipher, { ttlMs: 60_000, maxPerBrowser: 3 })
-  const binding = newBrowserBinding()
-  const states = Array.from({ length: 40 }, (_, i) => `state-${i}`)
-  const outcomes = await Promise.allSettled(states.map(async (state) => { await transactions.save(state, transactionOf(binding)) }))
-  const failures = outcomes.filter((outcome) => outcome.status === 'rejected')
-  t.ok(failures.every((outcome) => outcome.reason instanceof LoginContentionError), 'a save either succeeds or reports the contention')
-  t.ok(outcomes.length - failures.length >= 3, 'at least as many succeed as the cap')
-  let open = 0
-  for (const state of states) {
-    if ((await transactions.consume(state, binding)) !== 'unknown') open++
+  const transactions = createLoginTransactions({ cipher, store, states, cookiePrefix: PREFIX, ttlMs: TTL_MS, maxPerBrowser })
+  /** One browser's cookie jar, applying what each start sets and clears. */
+  const jar: Record<string, string> = {}
+  const startIn = (returnTo = '/', now = Date.now(), scopes?: string[]) => {
+    const started = transactions.start(request(returnTo, scopes), { ...jar }, now)
+    for (const name of started.dropped) delete jar[name]
+    jar[started.cookie.name] = started.cookie.value
+    return started
   }
-  t.equal(open, 3, 'exactly the cap is left open')
-  t.equal(store.size, 1, 'and nothing else but the browser\'s list')
+  return { store, transactions, jar, startIn }
+}
+
+t.test('starting a sign-in writes nothing to the store; the browser carries the sealed transaction', async (t) => {
+  const { store, transactions, jar, startIn } = setUp(t)
+  const { state, cookie } = startIn('/back')
+  t.equal(store.size, 0, 'nothing stored')
+  t.ok(cookie.name.startsWith(PREFIX))
+  t.notMatch(cookie.value, /verifier|vvvv|\/back/, 'sealed: neither the verifier nor the return path is readable')
+  const opened = await transactions.open(state, jar)
+  t.equal(opened.kind, 'open')
+  if (opened.kind !== 'open') return
+  t.equal(opened.transaction.returnTo, '/back')
+  t.equal(opened.transaction.codeVerifier, 'v'.repeat(43))
+  t.equal(opened.cookieName, cookie.name)
+  t.equal(store.size, 0, 'opening only reads')
 })
 
-t.test('a list that changes under every attempt: LoginContentionError, and the transaction is taken back', async (t) => {
-  const memory = createMemoryStore()
-  t.teardown(() => memory.close())
-  const store = { ...memory, compareAndSet: async () => false }
-  const transactions = createLoginTransactions(store, cipher, { ttlMs: 60_000, maxPerBrowser: 3 })
-  const binding = newBrowserBinding()
-  await t.rejects(transactions.save('state-1', transactionOf(binding)), LoginContentionError)
-  t.equal(memory.size, 0, 'nothing left behind')
-  t.equal(await transactions.consume('state-1', binding), 'unknown')
+t.test('single use: claimed once after the code was accepted, refused afterwards', async (t) => {
+  const { store, transactions, jar, startIn } = setUp(t)
+  const { state } = startIn()
+  const opened = await transactions.open(state, jar)
+  if (opened.kind !== 'open') throw new Error('not open')
+  const claims = await Promise.all([transactions.claim(state, opened.transaction), transactions.claim(state, opened.transaction)])
+  t.same(claims.sort(), [false, true], 'of two racing callbacks exactly one wins')
+  t.equal(store.size, 1, 'one marker')
+  t.same(await transactions.open(state, jar), { kind: 'invalid', cookieName: opened.cookieName }, 'replayed with its cookie: refused, and the cookie goes')
+  t.same(await transactions.open(state, {}), { kind: 'invalid' }, 'replayed elsewhere: refused as used, not as another browser')
+})
+
+t.test('what a callback can bring that is refused', async (t) => {
+  const { transactions, jar, startIn } = setUp(t)
+  const { state, cookie } = startIn()
+  const other = startIn()
+  t.same(await transactions.open(state, {}), { kind: 'other_browser' }, 'a fresh state of ours without its cookie: another browser')
+  t.same(await transactions.open('forged-state-value-0123456789', jar), { kind: 'invalid' }, 'a state media-bff never issued')
+  const foreignSigner = createLoginStateSigner(['another-secret-0123456789-abcdefghijklmn'])
+  t.same(await transactions.open(foreignSigner.issue(Date.now()), jar), { kind: 'invalid' }, 'a state signed with another secret')
+  t.same(await transactions.open(state, jar, Date.now() + TTL_MS + 1), { kind: 'invalid', cookieName: cookie.name }, 'expired, even with its cookie')
+  const swapped = { [cookie.name]: jar[other.cookie.name] ?? '' }
+  t.same(await transactions.open(state, swapped), { kind: 'invalid', cookieName: cookie.name }, "another sign-in's transaction under this state's cookie does not open")
+  const tampered = { [cookie.name]: `${cookie.value.slice(0, -2)}${cookie.value.endsWith('A') ? 'B' : 'A'}A` }
+  t.same(await transactions.open(state, tampered), { kind: 'invalid', cookieName: cookie.name }, 'a tampered transaction does not open')
+})
+
+t.test('every altered character of a state makes it one media-bff never issued', async (t) => {
+  const state = states.issue(Date.now())
+  t.ok(states.issuedAt(state) !== undefined)
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.'
+  let checked = 0
+  for (let i = 0; i < state.length; i++) {
+    for (const char of alphabet) {
+      if (char === state[i]) continue
+      const altered = `${state.slice(0, i)}${char}${state.slice(i + 1)}`
+      if (states.issuedAt(altered) !== undefined) t.fail(`accepted ${altered}`)
+      checked++
+    }
+  }
+  t.comment(`${checked} altered states refused`)
+  const rotated = createLoginStateSigner(['new-secret-0123456789-abcdefghijklmnopq', TEST_SESSION_SECRET])
+  t.ok(rotated.issuedAt(state) !== undefined, 'a state signed with an older secret still verifies after rotation')
+})
+
+t.test('a browser keeps at most maxPerBrowser sign-ins: the oldest are dropped', async (t) => {
+  const { transactions, jar, startIn } = setUp(t, 3)
+  const started = [1, 2, 3, 4, 5].map((i) => startIn(`/tab${i}`, Date.now() + i))
+  t.equal(Object.keys(jar).length, 3)
+  for (const [index, { state }] of started.entries()) {
+    const kind = (await transactions.open(state, jar)).kind
+    t.equal(kind, index < 2 ? 'other_browser' : 'open', `tab ${index + 1}`)
+  }
+})
+
+t.test('unreadable and expired login cookies are dropped first; other cookies are left alone', async (t) => {
+  const { transactions } = setUp(t, 3)
+  const now = Date.now()
+  const cookies = {
+    [`${PREFIX}AAAAAAAAAAAAAAAA`]: 'garbage',
+    [`${PREFIX}BBBBBBBBBBBBBBBB`]: `${(now - TTL_MS - 1).toString(36)}.v1.x.y.z`,
+    [`${PREFIX}CCCCCCCCCCCCCCCC`]: `${(now - 10).toString(36)}.v1.x.y.z`,
+    '__Host-media-bff': 'the session',
+    [`${PREFIX}too-short`]: 'not one of ours'
+  }
+  const { dropped } = transactions.start(request(), cookies, now)
+  t.same(dropped.sort(), [`${PREFIX}AAAAAAAAAAAAAAAA`, `${PREFIX}BBBBBBBBBBBBBBBB`])
+})
+
+t.test('property: any sequence of sign-ins keeps the login cookies within both caps, and the newest open', async (t) => {
+  await fc.assert(fc.asyncProperty(
+    fc.integer({ min: 1, max: 12 }),
+    fc.array(fc.integer({ min: 1, max: 1024 }), { minLength: 1, maxLength: 25 }),
+    async (maxPerBrowser, returnToLengths) => {
+      const store = createMemoryStore()
+      try {
+        const transactions = createLoginTransactions({ cipher, store, states, cookiePrefix: PREFIX, ttlMs: TTL_MS, maxPerBrowser })
+        const jar: Record<string, string> = {}
+        let last = ''
+        const now = Date.now()
+        for (const [i, length] of returnToLengths.entries()) {
+          const started = transactions.start(request(`/${'a'.repeat(length - 1)}`), { ...jar }, now + i)
+          for (const name of started.dropped) delete jar[name]
+          jar[started.cookie.name] = started.cookie.value
+          last = started.state
+        }
+        const names = Object.keys(jar)
+        const bytes = names.reduce((sum, name) => sum + name.length + (jar[name]?.length ?? 0) + 1, 0)
+        return names.length <= maxPerBrowser && bytes <= MAX_COOKIE_BYTES && (await transactions.open(last, jar)).kind === 'open' && store.size === 0
+      } finally {
+        await store.close()
+      }
+    }
+  ), { numRuns: 200 })
+  t.pass('200 generated sequences of sign-ins')
+})
+
+t.test('the largest transaction fits in one cookie, and one browser sends at most 4 KiB of them', async (t) => {
+  const { startIn } = setUp(t)
+  const { cookie } = startIn(`/${'a'.repeat(1023)}`, Date.now(), ['basic', 'user.info', 'upload', 'manage', 'share'])
+  const bytes = cookie.name.length + cookie.value.length + 1
+  t.comment(`largest login cookie: ${bytes} bytes`)
+  t.ok(bytes <= 2048, `under the 4 KiB a browser keeps per cookie, with room for a second (${bytes} bytes)`)
 })
 
 t.test('rejects a nonsensical cap', async (t) => {
   const store = createMemoryStore()
   t.teardown(() => store.close())
-  t.throws(() => createLoginTransactions(store, cipher, { ttlMs: 60_000, maxPerBrowser: 0 }), RangeError)
+  t.throws(() => createLoginTransactions({ cipher, store, states, cookiePrefix: PREFIX, ttlMs: TTL_MS, maxPerBrowser: 0 }), RangeError)
 })

@@ -73,6 +73,12 @@ export function contractProblems (answer: HttpResponse, expected: Expectation): 
   return problems
 }
 
+/** True when the answer tells the browser to drop one of its login cookies (`<session cookie>-login-<slot>`). */
+export function clearsLoginCookie (answer: HttpResponse, sessionCookieName: string): boolean {
+  const prefix = `${sessionCookieName}-login-`
+  return answer.setCookies.some((line) => line.startsWith(prefix) && clearsCookie({ ...answer, setCookies: [line] }, line.slice(0, line.indexOf('='))))
+}
+
 /** True when the answer tells the browser to drop this cookie (empty value, Max-Age=0 or a past Expires). */
 export function clearsCookie (answer: HttpResponse, name: string): boolean {
   return answer.setCookies.some((line) => {

@@ -1,5 +1,5 @@
 // Collects every secret a suite handled (issued tokens, codes and states from callback URLs,
-// the client secret, session and pre-login cookie values) and searches captured logs for them.
+// the client secret, session and login cookie values) and searches captured logs for them.
 //
 // Every secret here is base64url text, or (a signed cookie) built from base64url runs, so the
 // search looks only inside the log's base64url runs and compares windows of the secrets'
@@ -27,7 +27,7 @@ export class SecretLedger {
     this.add('state', url.searchParams.get('state'))
   }
 
-  /** Every cookie value the browser holds now (session and pre-login binding). */
+  /** Every cookie value the browser holds now (session and login cookies). */
   addCookies (browser: Browser): void {
     for (const [name, value] of browser.cookies) this.add(`cookie ${name}`, decodeURIComponent(value))
   }

@@ -4,7 +4,7 @@
 import type { Test } from 'tap'
 import type { FaultSpec } from '../../src/emulator/index.js'
 import { consent, onServer, signIn, startLogin } from '../helpers/sign-in.js'
-import { clearsCookie, contractProblems } from './contract.js'
+import { clearsLoginCookie, contractProblems } from './contract.js'
 import { checkSessionKept, SLOW_MS, type FaultStack } from './fault-stack.js'
 
 const failures: Array<[string, Omit<FaultSpec, 'endpoint'>]> = [
@@ -72,7 +72,7 @@ export function signInFaultSuite (t: Test, stack: FaultStack, survived: string[]
       stack.emulator.clearFaults()
     }
     t.same(contractProblems(answer, { redirect: '/back?auth_error=unavailable' }), [], 'back on the site with auth_error, no 500')
-    t.notOk(clearsCookie(answer, `${stack.cookieName}-login`), 'the pre-login cookie stays for another try')
+    t.ok(clearsLoginCookie(answer, stack.cookieName), 'this sign-in is over: its login cookie is cleared')
     t.equal((await browser.get('/auth/session')).json().authenticated, false, 'nobody signed in')
     const again = await signIn(browser)
     stack.ledger.addCallback(again.callbackUrl)
