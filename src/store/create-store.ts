@@ -15,8 +15,6 @@ export interface CreateStoreOptions {
   commandTimeoutMs?: number
   /** Memory only. */
   maxEntries?: number
-  /** Memory only: evict the least recently used entry when full (default), or refuse new keys. */
-  whenFull?: 'evict' | 'refuse'
   /** Memory only. */
   sweepIntervalMs?: number
   logger?: StoreLogger
@@ -26,9 +24,9 @@ export interface CreateStoreOptions {
 export type CreatedStore = KeyValueStore & { readonly redisClient?: Redis | Cluster }
 
 export function createStore (options: CreateStoreOptions = {}): CreatedStore {
-  const { redisUrl, keyPrefix, connectTimeoutMs, commandTimeoutMs, maxEntries, whenFull, sweepIntervalMs, logger } = options
+  const { redisUrl, keyPrefix, connectTimeoutMs, commandTimeoutMs, maxEntries, sweepIntervalMs, logger } = options
   if (redisUrl === undefined || redisUrl === '') {
-    return createMemoryStore({ maxEntries, whenFull, sweepIntervalMs })
+    return createMemoryStore({ maxEntries, sweepIntervalMs })
   }
   return createRedisStore({ url: redisUrl, keyPrefix, connectTimeoutMs, commandTimeoutMs, logger })
 }

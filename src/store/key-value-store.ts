@@ -46,9 +46,8 @@ export class StoreUnavailableError extends Error {
 }
 
 /**
- * The store holds as many entries as it may and refuses another one (a memory store created with
- * whenFull 'refuse', or Redis at maxmemory under the noeviction policy). A StoreUnavailableError,
- * so anything that does not tell it apart still answers 503 and keeps the session.
+ * The store holds as much as it may and refuses more (Redis at maxmemory under the noeviction
+ * policy); named apart in logs. A StoreUnavailableError, so it answers 503 and keeps the session.
  */
 export class StoreFullError extends StoreUnavailableError {
   constructor (message: string, options?: { cause?: unknown }) {

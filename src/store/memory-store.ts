@@ -1,25 +1,18 @@
 // The embedded backend: one process, no Redis. Every entry expires (lazily on access and by a
-// periodic sweep), and the number of entries is bounded so a flood of logins or rate-limit
-// counters cannot grow memory without limit.
+// periodic sweep), and the number of entries is bounded so that nothing grows memory without
+// limit.
 //
-// When full, first expired entries go; then, by default, the least recently used ones. The Map
+// When full, first expired entries go; then the least recently used ones. The Map
 // keeps insertion order and every access re-inserts its key, so the first key is always the least
 // recently used and eviction is O(1). LRU was chosen over "closest to expiry" because it needs no
 // second index (a heap would cost memory per entry) and, with the sliding TTLs of sessions,
 // the two orders mostly agree anyway.
-//
-// A store written by anyone who asks (login transactions: GET /auth/login needs no sign-in) is
-// created with whenFull 'refuse' instead: a new key is refused with StoreFullError while existing
-// keys can still be replaced, read and deleted. Evicting there would let a flood of sign-in
-// attempts push out the transactions of people who are signing in right now.
-import { StoreFullError, StoreUnavailableError, type KeyValueStore } from './key-value-store.js'
+import { StoreUnavailableError, type KeyValueStore } from './key-value-store.js'
 import { wholeTtlMs } from './ttl.js'
 
 export interface MemoryStoreOptions {
   /** Upper bound on live entries. */
   maxEntries?: number
-  /** What a write of a new key does when maxEntries are live: evict the least recently used entry (default) or refuse. */
-  whenFull?: 'evict' | 'refuse'
   /** How often expired entries are swept out even when nobody reads them. */
   sweepIntervalMs?: number
 }
@@ -49,9 +42,8 @@ function flattened (value: string): string {
   return value
 }
 
-export function createMemoryStore ({ maxEntries = 100_000, whenFull = 'evict', sweepIntervalMs = 30_000 }: MemoryStoreOptions = {}): MemoryStore {
+export function createMemoryStore ({ maxEntries = 100_000, sweepIntervalMs = 30_000 }: MemoryStoreOptions = {}): MemoryStore {
   if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError('maxEntries must be a positive integer')
-  if (whenFull !== 'evict' && whenFull !== 'refuse') throw new RangeError("whenFull must be 'evict' or 'refuse'")
   if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs <= 0) throw new RangeError('sweepIntervalMs must be a positive number')
 
   const entries = new Map<string, Entry>()
@@ -88,10 +80,6 @@ export function createMemoryStore ({ maxEntries = 100_000, whenFull = 'evict', s
     if (now - lastPressureSweepAt >= pressureSweepEveryMs) {
       lastPressureSweepAt = now
       sweepExpired()
-    }
-    if (whenFull === 'refuse') {
-      if (entries.size >= maxEntries) throw new StoreFullError(`memory store is full (${maxEntries} entries)`)
-      return
     }
     for (const key of entries.keys()) {
       if (entries.size < maxEntries) break

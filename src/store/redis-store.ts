@@ -7,8 +7,8 @@
 // works again. Values are never logged or put into errors: they hold encrypted tokens.
 //
 // Redis at maxmemory with the noeviction policy refuses writes that need memory ("OOM command not
-// allowed"): that is StoreFullError, so a new sign-in is refused while reads (and so signed-in
-// sessions) keep working.
+// allowed"): that is StoreFullError (a 503 like any outage), while reads, and so signed-in
+// sessions, keep working.
 import type { Cluster, Redis } from 'ioredis'
 import { StoreFullError, StoreUnavailableError, type KeyValueStore } from './key-value-store.js'
 import { createRedisClient, type StoreLogger } from './redis-client.js'

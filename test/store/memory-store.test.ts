@@ -3,8 +3,6 @@ import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { createMemoryStore } from '../../src/store/memory-store.js'
-import { StoreFullError } from '../../src/store/key-value-store.js'
-import { StoreUnavailableError } from '../../src/store/key-value-store.js'
 import { storeBehaviour } from './store-behaviour.js'
 
 t.test('memory store: shared behaviour', async (t) => {
@@ -80,36 +78,4 @@ t.test('rejects nonsensical bounds', async (t) => {
   t.throws(() => createMemoryStore({ maxEntries: 0 }), RangeError)
   t.throws(() => createMemoryStore({ maxEntries: 1.5 }), RangeError)
   t.throws(() => createMemoryStore({ sweepIntervalMs: 0 }), RangeError)
-  t.throws(() => createMemoryStore({ whenFull: 'drop' as 'evict' }), RangeError)
-})
-
-t.test("whenFull 'refuse': a new key is refused when full, nothing live is evicted", async (t) => {
-  const store = createMemoryStore({ maxEntries: 3, whenFull: 'refuse' })
-  t.teardown(() => store.close())
-  await store.set('a', '1', 60_000)
-  await store.set('b', '2', 60_000)
-  await store.increment('counter', 60_000)
-  const refused = await store.set('d', '4', 60_000).then(() => undefined, (error: unknown) => error)
-  t.type(refused, StoreFullError, 'set of a new key')
-  t.type(refused, StoreUnavailableError, 'a StoreUnavailableError, so routes answer 503')
-  await t.rejects(store.setIfAbsent('d', '4', 60_000), StoreFullError, 'setIfAbsent')
-  await t.rejects(store.compareAndSet('d', undefined, '4', 60_000), StoreFullError, 'compareAndSet of an absent key')
-  await t.rejects(store.increment('other-counter', 60_000), StoreFullError, 'a new counter')
-  t.same(await Promise.all(['a', 'b', 'counter'].map((k) => store.get(k))), ['1', '2', '1'], 'every live entry is still there')
-  await store.set('a', 'replaced', 60_000)
-  t.equal(await store.compareAndSet('b', '2', 'swapped', 60_000), true)
-  t.equal((await store.increment('counter', 60_000)).count, 2, 'existing keys can still be written')
-  await store.delete('a')
-  await store.set('d', '4', 60_000)
-  t.equal(await store.get('d'), '4', 'a freed slot takes a new key')
-})
-
-t.test("whenFull 'refuse': expired entries are swept out before refusing", async (t) => {
-  const store = createMemoryStore({ maxEntries: 2, whenFull: 'refuse' })
-  t.teardown(() => store.close())
-  await store.set('live', '1', 60_000)
-  await store.set('expiring', '2', 20)
-  await sleep(50)
-  await store.set('new', '3', 60_000)
-  t.same(await Promise.all(['live', 'new'].map((k) => store.get(k))), ['1', '3'])
 })
