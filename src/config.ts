@@ -179,6 +179,13 @@ export function loadConfig (env: Env = process.env): Config {
     if (everyone !== undefined) {
       read.problem('TRUST_PROXY', `${everyone}, so anyone could claim any client address or https; list only the reverse proxies' addresses (NODE_ENV=production)`)
     }
+    // The authorization server sends the code there: over plain http it can be read on the way,
+    // and off PUBLIC_URL's origin the callback would land outside media-bff (and its login
+    // cookies). The default is PUBLIC_URL's own, checked above.
+    if (read.raw('OAUTH_REDIRECT_URI') !== undefined) {
+      if (redirectUri.startsWith('http:')) read.problem('OAUTH_REDIRECT_URI', 'must be https when NODE_ENV=production')
+      else if (new URL(redirectUri).origin !== publicOrigin) read.problem('OAUTH_REDIRECT_URI', `must be on PUBLIC_URL's origin (${publicOrigin}) when NODE_ENV=production`)
+    }
     if (allowedHosts.length === 0) {
       read.problem('UPLOAD_ALLOWED_HOSTS', 'is required when NODE_ENV=production: the hosts (host or host:port) url_upload_direct may point at, e.g. upload.media.example')
     }

@@ -148,6 +148,15 @@ t.test('production refuses a plain-http PUBLIC_URL', async (t) => {
   t.same(problemsOf({ ...env, NODE_ENV: 'development' }), [], 'the local demo may')
 })
 
+t.test('production refuses a plain-http OAUTH_REDIRECT_URI, or one off PUBLIC_URL\'s origin', async (t) => {
+  t.doesNotThrow(() => loadConfig({ ...production, OAUTH_REDIRECT_URI: 'https://media.example.org/auth/callback' }), 'the default, spelled out')
+  t.same(problemsOf({ ...production, OAUTH_REDIRECT_URI: 'http://media.example.org/auth/callback' }), ['OAUTH_REDIRECT_URI: must be https when NODE_ENV=production'])
+  for (const uri of ['https://other.example.org/auth/callback', 'https://media.example.org:8443/auth/callback', 'https://evil.media.example.org/auth/callback']) {
+    t.same(problemsOf({ ...production, OAUTH_REDIRECT_URI: uri }), ['OAUTH_REDIRECT_URI: must be on PUBLIC_URL\'s origin (https://media.example.org) when NODE_ENV=production'], uri)
+    t.same(problemsOf({ ...production, OAUTH_REDIRECT_URI: uri, NODE_ENV: 'development' }), [], `${uri}: outside production it is the operator's call`)
+  }
+})
+
 t.test('production refuses a plain-http origin in ALLOWED_ORIGINS', async (t) => {
   const env = { ...production, ALLOWED_ORIGINS: 'https://www.example.org, http://legacy.example.org' }
   t.same(problemsOf(env), ['ALLOWED_ORIGINS: "http://legacy.example.org" is plain http; only https origins are allowed when NODE_ENV=production'])
