@@ -35,9 +35,12 @@ export function readRegistration (body: unknown, apiUrl: string, now = Date.now(
     throw invalid('url_upload_direct is missing or too long')
   }
   const api = jsonRecord(record.api) ?? {}
-  // The finish URL is called later with the user's token: only ever on the tenant's own API.
+  // The finish URL is called later with DELETE and the user's token: only ever the service's own
+  // `upload/id/<this ulid>` on the tenant's API, never another path there (a folder, a file).
   const finish = underTenantApi(api.finish, apiUrl)
-  if (finish === undefined) throw invalid('api.finish is not a URL on the tenant\'s API')
+  if (finish === undefined || finish !== underTenantApi(`${apiUrl.replace(/\/+$/, '')}/upload/id/${record.ulid}`, apiUrl)) {
+    throw invalid('api.finish is not this upload\'s upload/id URL on the tenant\'s API')
+  }
   const expiresIn = lifetimeSeconds(record.expires_in, record.expires, now)
   const registration: UploadRegistration = {
     ulid: record.ulid,

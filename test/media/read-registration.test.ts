@@ -53,7 +53,14 @@ t.test('unusable records are the upstream\'s fault', async (t) => {
     ['finish elsewhere', record({ api: { finish: 'https://evil.example/api/upload/id/x' } })],
     ['finish outside /api', record({ api: { finish: 'https://tenant.example/admin' } })],
     ['finish on /apiary', record({ api: { finish: 'https://tenant.example/apiary/x' } })],
-    ['finish over http', record({ api: { finish: 'http://tenant.example/api/upload/id/x' } })]
+    ['finish over http', record({ api: { finish: 'http://tenant.example/api/upload/id/x' } })],
+    // Under the tenant's /api/, but not this upload's finish: DELETE there would delete something else.
+    ['finish on a folder', record({ api: { finish: `${API}/folders/12` } })],
+    ['finish on a file', record({ api: { finish: `${API}/files/7` } })],
+    ['finish on another upload', record({ api: { finish: `${API}/upload/id/01JD3Z6Q4T8V2X7B9C5N1M0K2Q` } })],
+    ['finish with a query', record({ api: { finish: `${API}/upload/id/${ULID}?folder_id=3` } })],
+    ['finish below the upload', record({ api: { finish: `${API}/upload/id/${ULID}/files` } })],
+    ['finish walking back to it', record({ api: { finish: `${API}/folders/../upload/id/${ULID}x` } })]
   ]
   for (const [name, body] of refused) {
     t.throws(() => readRegistration(body, API, NOW), UpstreamError, name)
@@ -61,6 +68,12 @@ t.test('unusable records are the upstream\'s fault', async (t) => {
   const withError = (() => { try { readRegistration({ error: 'forbidden', error_description: 'no' }, API, NOW) } catch (error) { return error } })() as UpstreamError
   t.equal(withError.failure, 'http', 'a service error body keeps its fields')
   t.same(withError.fields, { error: 'forbidden', error_description: 'no' })
+})
+
+t.test('api.finish is accepted in any spelling that means this upload\'s upload/id URL', async (t) => {
+  for (const finish of [`${API}/upload/id/${ULID}`, `https://TENANT.example:443/api/upload/id/${ULID}`, `${API}/folders/../upload/id/${ULID}`]) {
+    t.equal(readRegistration(record({ api: { finish } }), API, NOW).api.finish, `${API}/upload/id/${ULID}`, finish)
+  }
 })
 
 t.test('api.upload and api.rel pass only when harmless', async (t) => {
