@@ -1,6 +1,6 @@
 // One small interface over the two backends (bounded in-memory, Redis). Every store of media-bff
-// (sessions, login transactions, grants, upload registrations, locks, rate-limit counters) is
-// built on it, so the same code runs embedded and scaled out.
+// (sessions and the index of each person's sessions, grants, used sign-ins, upload
+// registrations, locks) is built on it, so the same code runs embedded and scaled out.
 //
 // Values are strings; callers serialise (and encrypt) before writing. Every write carries a TTL
 // in milliseconds: nothing lives forever, so nothing leaks.
@@ -12,8 +12,6 @@ export interface KeyValueStore {
   set: (key: string, value: string, ttlMs: number) => Promise<void>
   /** Writes only when the key is absent. True when it wrote. */
   setIfAbsent: (key: string, value: string, ttlMs: number) => Promise<boolean>
-  /** Reads and deletes atomically (single-use records such as login transactions). */
-  take: (key: string) => Promise<string | undefined>
   delete: (key: string) => Promise<void>
   /**
    * Writes value only when the current value is exactly `expected` (undefined: the key must be
@@ -25,10 +23,15 @@ export interface KeyValueStore {
   /** Resets the TTL only when the current value is exactly `expected` (lock lease renewal). */
   expireIfEquals: (key: string, expected: string, ttlMs: number) => Promise<boolean>
   /**
-   * Adds one to a counter that lives ttlMs from its first increment (fixed-window rate limits).
-   * Returns the new count and the milliseconds left in the window.
+   * Sets one field of the map at key, creating the map, and keeps the map at least ttlMs longer
+   * (a longer TTL it already has stays). Returns how many fields it holds now. Maps hold a few
+   * small fields (a person's sessions), read whole.
    */
-  increment: (key: string, ttlMs: number) => Promise<{ count: number, ttlMs: number }>
+  mapSet: (key: string, field: string, value: string, ttlMs: number) => Promise<number>
+  /** Every field of the map at key; empty when it is absent or expired. */
+  mapGetAll: (key: string) => Promise<Record<string, string>>
+  /** Removes fields of the map at key; a map left empty is gone. */
+  mapDelete: (key: string, fields: readonly string[]) => Promise<void>
   /** Resolves when the backend answers; rejects when it is unreachable (readiness). */
   ping: () => Promise<void>
   close: () => Promise<void>

@@ -42,6 +42,13 @@ function flattened (value: string): string {
   return value
 }
 
+/** A map's fields as the memory store keeps them: one JSON object, without a prototype. */
+function mapOf (entry: Entry | undefined): Record<string, string> {
+  const map = Object.create(null) as Record<string, string>
+  if (entry !== undefined) Object.assign(map, JSON.parse(entry.value) as Record<string, string>)
+  return map
+}
+
 export function createMemoryStore ({ maxEntries = 100_000, sweepIntervalMs = 30_000 }: MemoryStoreOptions = {}): MemoryStore {
   if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError('maxEntries must be a positive integer')
   if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs <= 0) throw new RangeError('sweepIntervalMs must be a positive number')
@@ -113,12 +120,6 @@ export function createMemoryStore ({ maxEntries = 100_000, sweepIntervalMs = 30_
       write(key, value, ttlMs)
       return true
     },
-    async take (key) {
-      assertOpen()
-      const entry = live(key)
-      entries.delete(key)
-      return entry?.value
-    },
     async delete (key) {
       assertOpen()
       entries.delete(key)
@@ -144,20 +145,30 @@ export function createMemoryStore ({ maxEntries = 100_000, sweepIntervalMs = 30_
       entry.expiresAt = Date.now() + wholeMs
       return true
     },
-    async increment (key, ttlMs) {
+    async mapSet (key, field, value, ttlMs) {
       assertOpen()
       const wholeMs = wholeTtlMs(ttlMs)
       const entry = live(key)
-      if (entry === undefined) {
-        write(key, '1', wholeMs)
-        return { count: 1, ttlMs: wholeMs }
-      }
-      // Same rule as Redis INCR: only a decimal integer can be incremented.
-      if (!/^-?\d+$/.test(entry.value)) throw new TypeError('value is not an integer counter')
-      const count = Number(entry.value) + 1
-      // The window is fixed at the first increment: the expiry does not move.
-      entry.value = String(count)
-      return { count, ttlMs: Math.max(1, entry.expiresAt - Date.now()) }
+      const map = mapOf(entry)
+      map[field] = value
+      write(key, JSON.stringify(map), wholeMs)
+      // Like Redis's PEXPIRE only when longer: a map outlives its longest-lived field.
+      const written = entries.get(key)
+      if (written !== undefined && entry !== undefined && entry.expiresAt > written.expiresAt) written.expiresAt = entry.expiresAt
+      return Object.keys(map).length
+    },
+    async mapGetAll (key) {
+      assertOpen()
+      return { ...mapOf(live(key)) }
+    },
+    async mapDelete (key, fields) {
+      assertOpen()
+      const entry = live(key)
+      if (entry === undefined) return
+      const map = mapOf(entry)
+      for (const field of fields) delete map[field]
+      if (Object.keys(map).length === 0) entries.delete(key)
+      else entry.value = JSON.stringify(map)
     },
     async ping () {
       assertOpen()

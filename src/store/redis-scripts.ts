@@ -17,21 +17,12 @@ const scripts = {
   storeExpireIfEquals: `
     if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
     return redis.call('PEXPIRE', KEYS[1], ARGV[2])`,
-  // GET + DEL rather than GETDEL so Redis older than 6.2 (still common on managed services) works.
-  storeTake: `
-    local value = redis.call('GET', KEYS[1])
-    if value then redis.call('DEL', KEYS[1]) end
-    return value`,
-  // ARGV: ttlMs. The window starts at the first increment and later ones do not extend it; a
-  // counter that somehow lost its TTL gets one instead of living forever.
-  storeIncrement: `
-    local count = redis.call('INCR', KEYS[1])
-    local ttl = redis.call('PTTL', KEYS[1])
-    if ttl < 0 then
-      redis.call('PEXPIRE', KEYS[1], ARGV[1])
-      ttl = tonumber(ARGV[1])
-    end
-    return { count, ttl }`
+  // ARGV: field, value, ttlMs. The TTL only ever grows: the map lives as long as its
+  // longest-lived field needs.
+  storeMapSet: `
+    redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+    if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+    return redis.call('HLEN', KEYS[1])`
 } as const
 
 /** The client with the scripts above as commands (ioredis runs them by EVALSHA, loading on NOSCRIPT). */
@@ -39,8 +30,7 @@ export interface ScriptCommands {
   storeCompareAndSet: (key: string, expected: string, value: string, ttlMs: number) => Promise<number>
   storeDeleteIfEquals: (key: string, expected: string) => Promise<number>
   storeExpireIfEquals: (key: string, expected: string, ttlMs: number) => Promise<number>
-  storeTake: (key: string) => Promise<string | null>
-  storeIncrement: (key: string, ttlMs: number) => Promise<[number, number]>
+  storeMapSet: (key: string, field: string, value: string, ttlMs: number) => Promise<number>
 }
 
 export function defineStoreScripts (client: Redis | Cluster): ScriptCommands {

@@ -86,7 +86,6 @@ export function createRedisStore ({
       const wholeMs = wholeTtlMs(ttlMs)
       return (await run('setIfAbsent', () => client.set(keyOf(key), value, 'PX', wholeMs, 'NX'))) === 'OK'
     },
-    take: async (key) => (await run('take', () => scripts.storeTake(keyOf(key)))) ?? undefined,
     delete: async (key) => { await run('delete', () => client.del(keyOf(key))) },
     compareAndSet: async (key, expected, value, ttlMs) => {
       const wholeMs = wholeTtlMs(ttlMs)
@@ -101,10 +100,13 @@ export function createRedisStore ({
       const wholeMs = wholeTtlMs(ttlMs)
       return (await run('expireIfEquals', () => scripts.storeExpireIfEquals(keyOf(key), expected, wholeMs))) === 1
     },
-    increment: async (key, ttlMs) => {
+    mapSet: async (key, field, value, ttlMs) => {
       const wholeMs = wholeTtlMs(ttlMs)
-      const [count, ttlLeft] = await run('increment', () => scripts.storeIncrement(keyOf(key), wholeMs))
-      return { count, ttlMs: ttlLeft }
+      return await run('mapSet', () => scripts.storeMapSet(keyOf(key), field, value, wholeMs))
+    },
+    mapGetAll: async (key) => await run('mapGetAll', () => client.hgetall(keyOf(key))),
+    mapDelete: async (key, fields) => {
+      if (fields.length > 0) await run('mapDelete', () => client.hdel(keyOf(key), ...fields))
     },
     ping: async () => { await run('ping', () => client.ping()) },
     close: async () => {

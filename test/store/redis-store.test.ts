@@ -49,8 +49,8 @@ t.test('every key carries the prefix, with a TTL', async (t) => {
   await store.setIfAbsent('p:nx', 'v', 60_000)
   await store.compareAndSet('p:cas', undefined, 'v', 60_000)
   await store.compareAndSet('p:cas', 'v', 'w', 60_000)
-  await store.increment('p:counter', 60_000)
-  for (const key of ['p:set', 'p:nx', 'p:cas', 'p:counter']) {
+  await store.mapSet('p:map', 'field', 'v', 60_000)
+  for (const key of ['p:set', 'p:nx', 'p:cas', 'p:map']) {
     t.equal(await raw.exists(key), 0, `${key} is not written without the prefix`)
     const ttl = await raw.pttl(`media-bff:${key}`)
     t.ok(ttl > 59_000 && ttl <= 60_000, `media-bff:${key} exists with its TTL (${ttl})`)
@@ -58,8 +58,9 @@ t.test('every key carries the prefix, with a TTL', async (t) => {
   t.equal(await raw.get('media-bff:p:cas'), 'w')
   await raw.set('media-bff:p:written-raw', 'from outside', 'PX', 60_000)
   t.equal(await store.get('p:written-raw'), 'from outside', 'reads go through the prefix too')
-  t.equal(await store.take('p:written-raw'), 'from outside')
-  t.equal(await raw.exists('media-bff:p:written-raw'), 0, 'take deleted the prefixed key')
+  await store.delete('p:written-raw')
+  t.equal(await raw.exists('media-bff:p:written-raw'), 0, 'delete removed the prefixed key')
+  t.same(await raw.hgetall('media-bff:p:map'), { field: 'v' }, 'a map is a Redis hash under the prefix')
 })
 
 t.test('two deployments with different prefixes do not see each other', async (t) => {
@@ -71,8 +72,8 @@ t.test('two deployments with different prefixes do not see each other', async (t
   t.equal(await green.setIfAbsent('shared-name', 'green value', 60_000), true)
   t.equal(await blue.get('shared-name'), 'blue value')
   t.equal(await green.deleteIfEquals('shared-name', 'blue value'), false)
-  t.equal((await blue.increment('hits', 60_000)).count, 1)
-  t.equal((await green.increment('hits', 60_000)).count, 1)
+  t.equal(await blue.mapSet('people', 'a', '1', 60_000), 1)
+  t.equal(await green.mapSet('people', 'b', '2', 60_000), 1)
   t.equal(await raw.get('blue:shared-name'), 'blue value')
   t.equal(await raw.get('green:shared-name'), 'green value')
 })
@@ -104,19 +105,20 @@ t.test('Redis down: fails fast with StoreUnavailableError, recovers on its own, 
   const store = createRedisStore({ url: redis.url, keyPrefix: 'outage:', commandTimeoutMs, logger })
   t.teardown(() => store.close())
   await store.set('session', 'still here after the restart', 600_000)
-  await store.increment('counter', 600_000)
+  await store.mapSet('map', 'field', 'kept', 600_000)
 
   await redis.stop()
   const operations: Array<[string, () => Promise<unknown>]> = [
     ['get', () => store.get('session')],
     ['set', () => store.set('other', 'v', 60_000)],
     ['setIfAbsent', () => store.setIfAbsent('other', 'v', 60_000)],
-    ['take', () => store.take('session')],
     ['delete', () => store.delete('other')],
     ['compareAndSet', () => store.compareAndSet('session', 'x', 'y', 60_000)],
     ['deleteIfEquals', () => store.deleteIfEquals('session', 'x')],
     ['expireIfEquals', () => store.expireIfEquals('session', 'x', 60_000)],
-    ['increment', () => store.increment('counter', 60_000)],
+    ['mapSet', () => store.mapSet('map', 'other', 'v', 60_000)],
+    ['mapGetAll', () => store.mapGetAll('map')],
+    ['mapDelete', () => store.mapDelete('map', ['field'])],
     ['ping', () => store.ping()]
   ]
   for (const [name, operation] of operations) {
@@ -132,7 +134,7 @@ t.test('Redis down: fails fast with StoreUnavailableError, recovers on its own, 
   const recoveredMs = await untilPingSucceeds(store)
   t.ok(recoveredMs < 5000, `reconnected on its own (${recoveredMs} ms after restart)`)
   t.equal(await store.get('session'), 'still here after the restart', 'data survived (AOF)')
-  t.equal((await store.increment('counter', 600_000)).count, 2, 'the counter too, with the window kept')
+  t.same(await store.mapGetAll('map'), { field: 'kept' }, 'the map too')
   t.ok(logged.some((entry) => entry.message === 'redis store reconnected'), 'the recovery was logged')
   t.notMatch(JSON.stringify(logged), 'still here', 'no value was logged')
   t.notMatch(JSON.stringify(logged), redis.url, 'nor the URL (it may hold a password)')

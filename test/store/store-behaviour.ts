@@ -42,15 +42,15 @@ export function storeBehaviour (t: Test, openStore: OpenStore): void {
     const plain = key('ttl-set')
     const ifAbsent = key('ttl-setIfAbsent')
     const cas = key('ttl-cas')
-    const counter = key('ttl-counter')
+    const map = key('ttl-map')
     await store.set(plain, 'v', shortTtl)
     t.equal(await store.setIfAbsent(ifAbsent, 'v', shortTtl), true)
     t.equal(await store.compareAndSet(cas, undefined, 'v', shortTtl), true)
-    await store.increment(counter, shortTtl)
+    await store.mapSet(map, 'field', 'v', shortTtl)
     t.equal(await store.get(plain), 'v', 'alive before the TTL')
     await sleep(pastShortTtl)
-    for (const k of [plain, ifAbsent, cas, counter]) t.equal(await store.get(k), undefined, 'gone after the TTL')
-    t.equal(await store.take(plain), undefined, 'an expired key cannot be taken')
+    for (const k of [plain, ifAbsent, cas]) t.equal(await store.get(k), undefined, 'gone after the TTL')
+    t.same(await store.mapGetAll(map), {}, 'the map too')
   })
 
   t.test('a set replaces the TTL too', async (t) => {
@@ -69,22 +69,6 @@ export function storeBehaviour (t: Test, openStore: OpenStore): void {
     await sleep(pastShortTtl)
     t.equal(await store.setIfAbsent(k, 'third', longTtl), true, 'an expired key counts as absent')
     t.equal(await store.get(k), 'third')
-  })
-
-  t.test('take reads and deletes once', async (t) => {
-    const k = key('take')
-    await store.set(k, 'once', longTtl)
-    t.equal(await store.take(k), 'once')
-    t.equal(await store.take(k), undefined, 'the second take finds nothing')
-    t.equal(await store.get(k), undefined)
-    t.equal(await store.take(key('never')), undefined)
-  })
-
-  t.test('concurrent takes of one record: exactly one gets it', async (t) => {
-    const k = key('take-race')
-    await store.set(k, 'single-use', longTtl)
-    const results = await Promise.all(Array.from({ length: 20 }, () => store.take(k)))
-    t.same(results.filter((value) => value !== undefined), ['single-use'])
   })
 
   t.test('compareAndSet', async (t) => {
@@ -157,32 +141,39 @@ export function storeBehaviour (t: Test, openStore: OpenStore): void {
     t.equal(await store.get(other), undefined, 'a refused renewal did not extend it')
   })
 
-  t.test('increment counts within a fixed window', async (t) => {
-    const k = key('counter')
-    const first = await store.increment(k, 300)
-    t.equal(first.count, 1)
-    t.ok(first.ttlMs > 250 && first.ttlMs <= 300, `first increment starts the window (${first.ttlMs} ms left)`)
-    await sleep(100)
-    const second = await store.increment(k, 300)
-    t.equal(second.count, 2)
-    t.ok(second.ttlMs > 0 && second.ttlMs <= 220, `later increments do not extend it (${second.ttlMs} ms left)`)
-    t.equal(await store.get(k), '2', 'the counter reads as a decimal string')
-    await sleep(300)
-    const fresh = await store.increment(k, 300)
-    t.equal(fresh.count, 1, 'a new window starts after expiry')
+  t.test('maps: fields set, read whole and deleted; the count after each set', async (t) => {
+    const k = key('map')
+    t.same(await store.mapGetAll(k), {}, 'an absent map reads as empty')
+    t.equal(await store.mapSet(k, 'a', 'one', longTtl), 1)
+    t.equal(await store.mapSet(k, 'b', 'ünïcødé {"json":1}', longTtl), 2)
+    t.equal(await store.mapSet(k, 'a', 'replaced', longTtl), 2, 'setting a field again replaces it')
+    t.same(await store.mapGetAll(k), { a: 'replaced', b: 'ünïcødé {"json":1}' })
+    await store.mapDelete(k, ['a', 'never-there'])
+    t.same(await store.mapGetAll(k), { b: 'ünïcødé {"json":1}' })
+    await store.mapDelete(k, ['b'])
+    t.same(await store.mapGetAll(k), {}, 'a map left empty is gone')
+    t.equal(await store.mapSet(k, 'c', 'again', longTtl), 1, 'and starts afresh')
+    await t.resolves(store.mapDelete(key('absent-map'), ['x']), 'deleting from an absent map is fine')
   })
 
-  t.test('concurrent increments are not lost', async (t) => {
-    const k = key('counter-race')
-    const results = await Promise.all(Array.from({ length: 25 }, () => store.increment(k, longTtl)))
-    t.same(results.map((result) => result.count).sort((a, b) => a - b), Array.from({ length: 25 }, (_, i) => i + 1))
+  t.test('a map lives as long as its longest TTL: a shorter one never shortens it', async (t) => {
+    const k = key('map-ttl')
+    await store.mapSet(k, 'long', 'l', longTtl)
+    await store.mapSet(k, 'short', 's', shortTtl)
+    await sleep(pastShortTtl)
+    t.same(await store.mapGetAll(k), { long: 'l', short: 's' }, 'still there after the short TTL')
+    const growing = key('map-ttl-grows')
+    await store.mapSet(growing, 'first', '1', shortTtl)
+    await store.mapSet(growing, 'second', '2', longTtl)
+    await sleep(pastShortTtl)
+    t.same(await store.mapGetAll(growing), { first: '1', second: '2' }, 'a longer TTL extends it')
   })
 
-  t.test('increment of a value that is not a counter rejects', async (t) => {
-    const k = key('not-a-counter')
-    await store.set(k, 'abc', longTtl)
-    await t.rejects(store.increment(k, longTtl))
-    t.equal(await store.get(k), 'abc')
+  t.test('concurrent mapSets are not lost', async (t) => {
+    const k = key('map-race')
+    const counts = await Promise.all(Array.from({ length: 25 }, (_, i) => store.mapSet(k, `f${i}`, String(i), longTtl)))
+    t.same([...counts].sort((a, b) => a - b), Array.from({ length: 25 }, (_, i) => i + 1), 'every set saw its own count')
+    t.equal(Object.keys(await store.mapGetAll(k)).length, 25)
   })
 
   t.test('TTLs must be positive and finite', async (t) => {
@@ -191,7 +182,7 @@ export function storeBehaviour (t: Test, openStore: OpenStore): void {
       await t.rejects(store.setIfAbsent(key('bad-ttl'), 'v', ttl), RangeError)
       await t.rejects(store.compareAndSet(key('bad-ttl'), undefined, 'v', ttl), RangeError)
       await t.rejects(store.expireIfEquals(key('bad-ttl'), 'v', ttl), RangeError)
-      await t.rejects(store.increment(key('bad-ttl'), ttl), RangeError)
+      await t.rejects(store.mapSet(key('bad-ttl'), 'f', 'v', ttl), RangeError)
     }
     const fractional = key('fractional-ttl')
     await store.set(fractional, 'v', 0.4)
