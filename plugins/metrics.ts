@@ -3,10 +3,10 @@
 // outcome, upstream latency per endpoint.
 // Each app has its own registry, so several instances (tests, benchmarks) never collide.
 // With METRICS_TOKEN set, /metrics (and /docs, plugins/docs.ts) are for operators only.
-import { createHash, timingSafeEqual } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { bearerTokenCheck } from '../src/bearer-token.js'
 
 export interface Metrics {
   login: (outcome: string) => void
@@ -18,6 +18,8 @@ export interface Metrics {
   upstreamCall: (endpoint: string, status: number, seconds: number) => void
   /** A call through the relay (/api/...), by operation and the status media-bff answered. */
   relayed: (operation: string, status: number) => void
+  /** Sessions ended other than by their own sign-out or timeout, by why (ended_by_person, other_sessions, operator, over_cap). */
+  sessionsEnded: (reason: string, count: number) => void
 }
 
 declare module 'fastify' {
@@ -42,6 +44,7 @@ export default fp(async (app) => {
   const registrations = new Counter({ name: 'media_bff_upload_registrations_total', help: 'Upload registrations, by outcome', labelNames: ['outcome'], registers: [registry] })
   const finishes = new Counter({ name: 'media_bff_upload_finishes_total', help: 'Upload finishes, by outcome', labelNames: ['outcome'], registers: [registry] })
   const relayed = new Counter({ name: 'media_bff_relayed_calls_total', help: 'Calls through the relay (/api/...), by operation and outcome (ok, not_modified, refused, upstream_error, upstream_timeout, unavailable)', labelNames: ['operation', 'outcome'], registers: [registry] })
+  const sessionsEnded = new Counter({ name: 'media_bff_sessions_ended_total', help: 'Sessions ended from elsewhere, by reason (ended_by_person, other_sessions, operator, over_cap)', labelNames: ['reason'], registers: [registry] })
   const upstream = new Histogram({ name: 'media_bff_upstream_request_duration_seconds', help: 'Calls to the media service, by endpoint and status (0: no answer)', labelNames: ['endpoint', 'status'], buckets: LATENCY_BUCKETS, registers: [registry] })
 
   app.decorate('metrics', {
@@ -52,7 +55,8 @@ export default fp(async (app) => {
     registration: (outcome) => registrations.inc({ outcome }),
     finish: (outcome) => finishes.inc({ outcome }),
     upstreamCall: (endpoint, status, seconds) => upstream.observe({ endpoint, status: String(status) }, seconds),
-    relayed: (operation, status) => relayed.inc({ operation, outcome: relayOutcome(status) })
+    relayed: (operation, status) => relayed.inc({ operation, outcome: relayOutcome(status) }),
+    sessionsEnded: (reason, count) => { if (count > 0) sessionsEnded.inc({ reason }, count) }
   } satisfies Metrics)
 
   // One histogram child per method, route pattern and status, found by one string key: prom-client
@@ -80,22 +84,16 @@ export default fp(async (app) => {
 /**
  * An onRequest hook for the operators' routes. Without a token they are open (keep them off the
  * public proxy then). With one, a request without `Authorization: Bearer <token>` gets the very
- * answer of a route that does not exist, so the public cannot even tell they are there. The
- * comparison is of SHA-256 digests with timingSafeEqual: constant time whatever the length.
+ * answer of a route that does not exist, so the public cannot even tell they are there
+ * (src/bearer-token.ts compares in constant time).
  */
 function operatorOnly (token: string | undefined): onRequestAsyncHookHandler {
-  const expected = token === undefined ? undefined : digest(token)
+  const allowed = token === undefined ? undefined : bearerTokenCheck(token)
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    if (expected === undefined) return
-    const given = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')?.[1]
-    if (given !== undefined && timingSafeEqual(digest(given), expected)) return
+    if (allowed === undefined || allowed(request.headers.authorization)) return
     reply.callNotFound()
     return await reply
   }
-}
-
-function digest (value: string): Buffer {
-  return createHash('sha256').update(value).digest()
 }
 
 /** A relayed call's outcome from media-bff's answer: a short, fixed set of label values. */

@@ -1,5 +1,6 @@
 // Rate limits on @fastify/rate-limit, one fixed one-minute window per key: sign-in and callback
-// per client address; registrations, finishes and relayed calls (/api/...) per signed-in user.
+// per client address; registrations, finishes, relayed calls (/api/...) and the session list
+// (/auth/sessions) per signed-in user.
 //
 // Per-user counters live in Redis when REDIS_URL is set (the store's own connection), so every
 // replica counts together; there are only as many as there are people signed in. Per-address
@@ -29,6 +30,7 @@ declare module 'fastify' {
     rateLimitRegister: preHandlerAsyncHookHandler
     rateLimitFinish: preHandlerAsyncHookHandler
     rateLimitApi: preHandlerAsyncHookHandler
+    rateLimitSessions: preHandlerAsyncHookHandler
   }
 }
 
@@ -95,6 +97,7 @@ export default fp(async (app) => {
   app.decorate('rateLimitRegister', limiter('register', rateLimit.registerPerMinute, signedInUser))
   app.decorate('rateLimitFinish', limiter('finish', rateLimit.finishPerMinute, signedInUser))
   app.decorate('rateLimitApi', limiter('api', rateLimit.apiPerMinute, signedInUser))
+  app.decorate('rateLimitSessions', limiter('sessions', rateLimit.sessionsPerMinute, signedInUser))
 }, { name: 'rate-limit', dependencies: ['config', 'stores'] })
 
 /** The client as the limits count it: an IPv6 address stands for its /64. */

@@ -4,8 +4,12 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fastifyCookie from '@fastify/cookie'
 import fastifySession from '@fastify/session'
-import { createSessionStore } from '../src/store/session-store.js'
 import { memoised } from '../src/bounded-memo.js'
+import { personOf } from '../src/sessions/person-sessions.js'
+import { newSessionHandle } from '../src/sessions/session-index.js'
+import { describeDevice } from '../src/sessions/device.js'
+import { coarseNetwork } from '../src/sessions/network.js'
+import type { SignedInSession } from '../src/oauth/session-after-sign-in.js'
 
 export interface SessionUser {
   id: string | undefined
@@ -19,6 +23,12 @@ declare module 'fastify' {
     endSignIn: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
     /** This request's session, a fresh unsaved one if endSignIn already destroyed it. */
     ensureSession: (request: FastifyRequest) => Promise<FastifyRequest['session']>
+    /**
+     * Puts a completed sign-in into a new session: the id rotated (no fixation), the grant it
+     * replaces deleted, and the session indexed under its person (in place of the one it
+     * replaces). Nothing is kept if the store fails meanwhile.
+     */
+    beginSession: (request: FastifyRequest, signedIn: SignedInSession) => Promise<void>
   }
   interface Session {
     grantId?: string
@@ -30,6 +40,8 @@ declare module 'fastify' {
     deniedScopes?: string[]
     /** Owner key of this sign-in's upload registrations; kept across re-authorization. */
     uploadOwner?: string
+    /** This session's opaque id in its person's index (GET /auth/sessions); never the cookie's id. */
+    handle?: string
     authenticatedAt?: number
     lastSeen?: number
   }
@@ -59,16 +71,7 @@ export default fp(async (app) => {
       path: '/'
       // No maxAge: a browser-session cookie; the server decides when the session ends.
     },
-    // The blob holds the grant id and the user's name and e-mail: sealed like the tokens.
-    store: createSessionStore(app.kv, {
-      cipher: app.cipher,
-      // A browser-session cookie: the server's timeouts, not the cookie, end a session.
-      storeCookie: false,
-      ttlMs: (session: { authenticatedAt?: number }) => {
-        const absoluteLeft = settings.absoluteTimeoutMs - (Date.now() - (session.authenticatedAt ?? Date.now()))
-        return Math.max(1000, Math.min(settings.idleTimeoutMs, absoluteLeft))
-      }
-    })
+    store: app.sessionStore
   })
 
   // @fastify/session clears a cookie it cannot use (a forged or unknown id) with only its path:
@@ -109,7 +112,8 @@ export default fp(async (app) => {
 
   app.decorate('endSignIn', async (request: FastifyRequest, reply: FastifyReply) => { await endSignIn(app, request, reply) })
   app.decorate('ensureSession', ensureSession)
-}, { name: 'session', dependencies: ['config', 'stores'] })
+  app.decorate('beginSession', async (request: FastifyRequest, signedIn: SignedInSession) => { await beginSession(app, request, signedIn) })
+}, { name: 'session', dependencies: ['config', 'stores', 'metrics'] })
 
 /**
  * @fastify/cookie's signer, remembering recent signatures and verifications: both are pure
@@ -143,7 +147,33 @@ async function endSignIn (app: FastifyInstance, request: FastifyRequest, reply: 
   if (session === undefined || session === null) return
   const grantId = session.grantId
   if (grantId !== undefined) await app.grants.delete(grantId)
+  const person = personOf(session)
+  if (person !== undefined && session.handle !== undefined) await app.personSessions.forget(person, session.handle)
   await session.destroy()
   const { cookieName, secureCookie } = app.config.session
   reply.clearCookie(cookieName, { path: '/', httpOnly: true, secure: secureCookie, sameSite: 'lax' })
+}
+
+async function beginSession (app: FastifyInstance, request: FastifyRequest, signedIn: SignedInSession): Promise<void> {
+  const previous = await ensureSession(request)
+  const previousPerson = personOf(previous)
+  const previousHandle = previous.handle
+  const oldGrant = previous.grantId
+  await request.session.regenerate()
+  if (oldGrant !== undefined) await app.grants.delete(oldGrant)
+  const person = personOf(signedIn)
+  const samePerson = person !== undefined && previousPerson?.tenant === person.tenant && previousPerson.userId === person.userId
+  if (previousPerson !== undefined && previousHandle !== undefined && !samePerson) await app.personSessions.forget(previousPerson, previousHandle)
+  const handle = newSessionHandle()
+  if (person !== undefined) {
+    const ended = await app.personSessions.recordSignIn(person, handle, {
+      sid: request.session.sessionId,
+      grantId: signedIn.grantId,
+      createdAt: signedIn.authenticatedAt,
+      device: describeDevice(request.headers['user-agent']),
+      network: coarseNetwork(request.ip)
+    }, samePerson ? previousHandle : undefined)
+    if (ended > 0) app.metrics.sessionsEnded('over_cap', ended)
+  }
+  Object.assign(request.session, signedIn, { handle })
 }

@@ -1,6 +1,7 @@
 // The key-value store (memory or Redis), the token cipher, and the records built on them:
-// login transactions (sealed into the browser's cookies; the store only marks used ones), grants
-// and upload registrations.
+// sessions (the store @fastify/session uses) and each person's index of them, login transactions
+// (sealed into the browser's cookies; the store only marks used ones), grants and upload
+// registrations.
 import fp from 'fastify-plugin'
 import type { Cluster, Redis } from 'ioredis'
 import { createStore } from '../src/store/create-store.js'
@@ -10,6 +11,9 @@ import { createGrantStore, type GrantStore } from '../src/grants/grant-store.js'
 import { createLoginTransactions, type LoginTransactions } from '../src/oauth/login-transactions.js'
 import { createLoginStateSigner } from '../src/oauth/login-state.js'
 import { createRegistrations, type Registrations } from '../src/uploads/registrations.js'
+import { createSessionStore, type SessionStore } from '../src/store/session-store.js'
+import { createSessionIndex } from '../src/sessions/session-index.js'
+import { createPersonSessions, type PersonSessions, type SessionRecord } from '../src/sessions/person-sessions.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -22,8 +26,15 @@ declare module 'fastify' {
     grants: GrantStore
     loginTransactions: LoginTransactions
     registrations: Registrations
+    /** The records behind @fastify/session (plugins/session.ts). */
+    sessionStore: SessionStore<{ authenticatedAt?: number }>
+    /** Each person's sessions: listed, ended one by one or all at once, on every instance. */
+    personSessions: PersonSessions
   }
 }
+
+/** Sessions one person may hold at once; a sign-in beyond it ends their oldest. */
+export const MAX_SESSIONS_PER_PERSON = 50
 
 /**
  * In memory, the most upload registrations remembered at once (about 250 B each, so some 12 MB
@@ -51,8 +62,40 @@ export default fp(async (app) => {
     maxPerBrowser: config.session.maxLoginsPerBrowser
   }))
   app.decorate('registrations', createRegistrations(uploadKv))
+  const { idleTimeoutMs, absoluteTimeoutMs } = config.session
+  const sessionStore = createSessionStore<{ authenticatedAt?: number }>(kv, {
+    // The blob holds the grant id and the user's name and e-mail: sealed like the tokens.
+    cipher,
+    // A browser-session cookie: the server's timeouts, not the cookie, end a session.
+    storeCookie: false,
+    ttlMs: (session) => {
+      const absoluteLeft = absoluteTimeoutMs - (Date.now() - (session.authenticatedAt ?? Date.now()))
+      return Math.max(1000, Math.min(idleTimeoutMs, absoluteLeft))
+    }
+  })
+  app.decorate('sessionStore', sessionStore)
+  app.decorate('personSessions', createPersonSessions({
+    index: createSessionIndex(kv, { lifetimeMs: absoluteTimeoutMs }),
+    readSession: async (sid) => sessionRecordOf(await sessionStore.load(sid)),
+    destroySession: sessionStore.drop,
+    deleteGrant: async (grantId) => { await app.grants.delete(grantId) },
+    idleTimeoutMs,
+    absoluteTimeoutMs,
+    maxPerPerson: MAX_SESSIONS_PER_PERSON
+  }))
   app.addHook('onClose', async () => {
     await kv.close()
     if (uploadKv !== kv) await uploadKv.close()
   })
 }, { name: 'stores', dependencies: ['config'] })
+
+/** The fields of a stored session that say whether it is live, checked: the store is input too. */
+function sessionRecordOf (loaded: unknown): SessionRecord | undefined {
+  if (loaded === null || typeof loaded !== 'object') return undefined
+  const { authenticatedAt, lastSeen, grantId } = loaded as Record<string, unknown>
+  return {
+    ...(typeof authenticatedAt === 'number' ? { authenticatedAt } : {}),
+    ...(typeof lastSeen === 'number' ? { lastSeen } : {}),
+    ...(typeof grantId === 'string' ? { grantId } : {})
+  }
+}

@@ -37,7 +37,9 @@ const SessionState = Type.Object({
   })),
   tenant: Type.Optional(Type.String()),
   scopes: Type.Optional(Type.Array(Type.String())),
-  expires_at: Type.Optional(Type.String({ format: 'date-time' })),
+  expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the session ends unless used: the earlier of the two below' })),
+  idle_expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the idle timeout ends it; any call moves it on' })),
+  absolute_expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'When it ends in any case (SESSION_ABSOLUTE_TIMEOUT)' })),
   reauth_required: Type.Optional(Type.Boolean())
 })
 
@@ -155,8 +157,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       return await backWithError(failure.kind === 'rejected' ? 'token_exchange_failed' : 'unavailable', 'exchange_failed')
     }
 
-    // Decide what carries over from the session this sign-in replaces, then rotate the session
-    // id (no fixation) and retire the old grant.
+    // Decide what carries over from the session this sign-in replaces, then begin the new one.
     const previous = await app.ensureSession(request)
     const signedIn = sessionAfterSignIn(
       { userId: previous.user?.id, tenant: previous.tenant, deniedScopes: previous.deniedScopes, uploadOwner: previous.uploadOwner, name: previous.user?.name, email: previous.user?.email, entitlements: previous.entitlements },
@@ -164,16 +165,16 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       transaction,
       Date.now()
     )
-    const oldGrant = previous.grantId
     try {
-      await request.session.regenerate()
-      if (oldGrant !== undefined) await app.grants.delete(oldGrant)
+      await app.beginSession(request, signedIn)
     } catch (error) {
-      // A browser navigation: the human page, not a JSON error.
-      if (error instanceof StoreUnavailableError) return await failPage('unavailable', 'unavailable', 503)
+      // A browser navigation: the human page, not a JSON error; the new grant is not kept.
+      if (error instanceof StoreUnavailableError) {
+        await app.grants.delete(completed.grant.id).catch(() => {})
+        return await failPage('unavailable', 'unavailable', 503)
+      }
       throw error
     }
-    Object.assign(request.session, signedIn)
     app.metrics.callback('signed_in')
     return await reply.header('cache-control', 'no-store').redirect(transaction.returnTo, 302)
   })
@@ -191,13 +192,16 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     }
     const { grant } = stored
     const authenticatedAt = session.authenticatedAt ?? Date.now()
-    const expiresAt = Math.min(authenticatedAt + config.session.absoluteTimeoutMs, (session.lastSeen ?? authenticatedAt) + config.session.idleTimeoutMs)
+    const absoluteExpiresAt = authenticatedAt + config.session.absoluteTimeoutMs
+    const idleExpiresAt = (session.lastSeen ?? authenticatedAt) + config.session.idleTimeoutMs
     return {
       authenticated: true,
       user: { id: session.user?.id ?? null, name: session.user?.name ?? null, email: session.user?.email ?? null },
       tenant: grant.tenant,
       scopes: grant.scopes,
-      expires_at: new Date(expiresAt).toISOString(),
+      expires_at: new Date(Math.min(absoluteExpiresAt, idleExpiresAt)).toISOString(),
+      idle_expires_at: new Date(idleExpiresAt).toISOString(),
+      absolute_expires_at: new Date(absoluteExpiresAt).toISOString(),
       reauth_required: grant.refreshToken === undefined && grant.expiresAt <= Date.now()
     }
   })

@@ -23,6 +23,8 @@ import healthRoutes from '../routes/health.js'
 import authRoutes from '../routes/auth.js'
 import uploadRoutes from '../routes/uploads.js'
 import apiRoutes from '../routes/api.js'
+import sessionRoutes from '../routes/sessions.js'
+import operatorRoutes from '../routes/operator.js'
 
 export interface AppOptions {
   config: Config
@@ -49,6 +51,8 @@ export async function app (fastify: FastifyInstance, { config }: AppOptions): Pr
   await fastify.register(authRoutes)
   await fastify.register(uploadRoutes)
   await fastify.register(apiRoutes)
+  await fastify.register(sessionRoutes)
+  await fastify.register(operatorRoutes)
   if (config.demoSite) await fastify.register(demoSitePlugin)
 }
 

@@ -59,10 +59,12 @@ export interface Config {
   }
   upstreamTimeoutMs: number
   bodyLimit: number
-  rateLimit: { loginPerMinute: number, registerPerMinute: number, finishPerMinute: number, apiPerMinute: number }
+  rateLimit: { loginPerMinute: number, registerPerMinute: number, finishPerMinute: number, apiPerMinute: number, sessionsPerMinute: number }
   demoSite: boolean
   /** When set, GET /metrics and /docs answer only `Authorization: Bearer <metricsToken>`. */
   metricsToken: string | undefined
+  /** When set, the operators' endpoints exist (/operator/...), only for `Authorization: Bearer <operatorToken>`. */
+  operatorToken: string | undefined
 }
 
 export class ConfigError extends Error {
@@ -190,9 +192,10 @@ export function loadConfig (env: Env = process.env): Config {
       read.problem('UPLOAD_ALLOWED_HOSTS', 'is required when NODE_ENV=production: the hosts (host or host:port) url_upload_direct may point at, e.g. upload.media.example')
     }
   }
-  const metricsToken = read.raw('METRICS_TOKEN')
-  if (metricsToken !== undefined && (metricsToken.length < MIN_SECRET_LENGTH || !/^[A-Za-z0-9._~+/-]+=*$/.test(metricsToken))) {
-    read.problem('METRICS_TOKEN', `must be a random string of at least ${MIN_SECRET_LENGTH} characters usable in a Bearer header (letters, digits, - . _ ~ + /)`)
+  const metricsToken = readBearerToken(read, 'METRICS_TOKEN')
+  const operatorToken = readBearerToken(read, 'OPERATOR_TOKEN')
+  if (operatorToken !== undefined && operatorToken === metricsToken) {
+    read.problem('OPERATOR_TOKEN', 'must differ from METRICS_TOKEN: whoever scrapes metrics must not be able to end sessions')
   }
 
   const extensions = read.list('UPLOAD_FILE_EXTENSIONS').map((ext) => ext.replace(/^\./, '').toLowerCase())
@@ -243,13 +246,24 @@ export function loadConfig (env: Env = process.env): Config {
       loginPerMinute: read.integer('RATE_LIMIT_LOGIN_PER_MINUTE', 30, { min: 1 }),
       registerPerMinute: read.integer('RATE_LIMIT_REGISTER_PER_MINUTE', 120, { min: 1 }),
       finishPerMinute: read.integer('RATE_LIMIT_FINISH_PER_MINUTE', 120, { min: 1 }),
-      apiPerMinute: read.integer('RATE_LIMIT_API_PER_MINUTE', 600, { min: 1 })
+      apiPerMinute: read.integer('RATE_LIMIT_API_PER_MINUTE', 600, { min: 1 }),
+      sessionsPerMinute: read.integer('RATE_LIMIT_SESSIONS_PER_MINUTE', 60, { min: 1 })
     },
     demoSite: read.boolean('DEMO_SITE', false),
-    metricsToken
+    metricsToken,
+    operatorToken
   }
   if (read.problems.length > 0) throw new ConfigError(read.problems)
   return config
+}
+
+/** An operator's token from the environment: long and random enough, and usable in a Bearer header. */
+function readBearerToken (read: EnvReader, name: string): string | undefined {
+  const token = read.raw(name)
+  if (token !== undefined && (token.length < MIN_SECRET_LENGTH || !/^[A-Za-z0-9._~+/-]+=*$/.test(token))) {
+    read.problem(name, `must be a random string of at least ${MIN_SECRET_LENGTH} characters usable in a Bearer header (letters, digits, - . _ ~ + /)`)
+  }
+  return token
 }
 
 function ensureHostPrefix (name: string): string {

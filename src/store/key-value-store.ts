@@ -23,11 +23,12 @@ export interface KeyValueStore {
   /** Resets the TTL only when the current value is exactly `expected` (lock lease renewal). */
   expireIfEquals: (key: string, expected: string, ttlMs: number) => Promise<boolean>
   /**
-   * Sets one field of the map at key, creating the map, and keeps the map at least ttlMs longer
-   * (a longer TTL it already has stays). Returns how many fields it holds now. Maps hold a few
-   * small fields (a person's sessions), read whole.
+   * Sets one field of the map at key, creating the map, removes the fields listed in `removing`
+   * in the same atomic step, and keeps the map at least ttlMs longer (a longer TTL it already has
+   * stays). Returns how many fields it holds now. Maps hold a few small fields (a person's
+   * sessions), read whole.
    */
-  mapSet: (key: string, field: string, value: string, ttlMs: number) => Promise<number>
+  mapSet: (key: string, field: string, value: string, ttlMs: number, removing?: readonly string[]) => Promise<number>
   /** Every field of the map at key; empty when it is absent or expired. */
   mapGetAll: (key: string) => Promise<Record<string, string>>
   /** Removes fields of the map at key; a map left empty is gone. */

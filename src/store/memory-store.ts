@@ -145,11 +145,12 @@ export function createMemoryStore ({ maxEntries = 100_000, sweepIntervalMs = 30_
       entry.expiresAt = Date.now() + wholeMs
       return true
     },
-    async mapSet (key, field, value, ttlMs) {
+    async mapSet (key, field, value, ttlMs, removing = []) {
       assertOpen()
       const wholeMs = wholeTtlMs(ttlMs)
       const entry = live(key)
       const map = mapOf(entry)
+      for (const removed of removing) delete map[removed]
       map[field] = value
       write(key, JSON.stringify(map), wholeMs)
       // Like Redis's PEXPIRE only when longer: a map outlives its longest-lived field.

@@ -17,9 +17,10 @@ const scripts = {
   storeExpireIfEquals: `
     if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
     return redis.call('PEXPIRE', KEYS[1], ARGV[2])`,
-  // ARGV: field, value, ttlMs. The TTL only ever grows: the map lives as long as its
-  // longest-lived field needs.
+  // ARGV: field, value, ttlMs, then fields to remove. The TTL only ever grows: the map lives as
+  // long as its longest-lived field needs.
   storeMapSet: `
+    for i = 4, #ARGV do redis.call('HDEL', KEYS[1], ARGV[i]) end
     redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
     if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
     return redis.call('HLEN', KEYS[1])`
@@ -30,7 +31,7 @@ export interface ScriptCommands {
   storeCompareAndSet: (key: string, expected: string, value: string, ttlMs: number) => Promise<number>
   storeDeleteIfEquals: (key: string, expected: string) => Promise<number>
   storeExpireIfEquals: (key: string, expected: string, ttlMs: number) => Promise<number>
-  storeMapSet: (key: string, field: string, value: string, ttlMs: number) => Promise<number>
+  storeMapSet: (key: string, field: string, value: string, ttlMs: number, ...removing: string[]) => Promise<number>
 }
 
 export function defineStoreScripts (client: Redis | Cluster): ScriptCommands {

@@ -100,9 +100,9 @@ export function createRedisStore ({
       const wholeMs = wholeTtlMs(ttlMs)
       return (await run('expireIfEquals', () => scripts.storeExpireIfEquals(keyOf(key), expected, wholeMs))) === 1
     },
-    mapSet: async (key, field, value, ttlMs) => {
+    mapSet: async (key, field, value, ttlMs, removing = []) => {
       const wholeMs = wholeTtlMs(ttlMs)
-      return await run('mapSet', () => scripts.storeMapSet(keyOf(key), field, value, wholeMs))
+      return await run('mapSet', () => scripts.storeMapSet(keyOf(key), field, value, wholeMs, ...removing))
     },
     mapGetAll: async (key) => await run('mapGetAll', () => client.hgetall(keyOf(key))),
     mapDelete: async (key, fields) => {

@@ -38,6 +38,10 @@ export interface SessionStore<S extends object> {
   set: (sessionId: string, session: S, callback: Callback) => void
   get: (sessionId: string, callback: GetCallback) => void
   destroy: (sessionId: string, callback: Callback) => void
+  /** get, as a promise: another request's session, read from outside @fastify/session. */
+  load: (sessionId: string) => Promise<unknown>
+  /** destroy, as a promise. */
+  drop: (sessionId: string) => Promise<void>
 }
 
 const dayMs = 24 * 60 * 60 * 1000
@@ -52,7 +56,23 @@ export function createSessionStore<S extends object = object> (
   const seal = (sessionId: string, json: string): string => cipher === undefined ? json : cipher.encrypt(json, keyOf(sessionId))
   const open = (sessionId: string, stored: string): string => cipher === undefined ? stored : cipher.decrypt(stored, keyOf(sessionId))
 
+  const load = async (sessionId: string): Promise<unknown> => {
+    const stored = await storeCall(() => store.get(keyOf(sessionId)))
+    if (stored === undefined) return undefined
+    try {
+      return JSON.parse(open(sessionId, stored))
+    } catch {
+      // Sealed under a key since removed from TOKEN_KEYS, or damaged: for the user this is
+      // the same as an expired session (a new one is started), not a server error.
+      return undefined
+    }
+  }
+  const drop = async (sessionId: string): Promise<void> => { await storeCall(() => store.delete(keyOf(sessionId))) }
+
   return {
+    load,
+    drop,
+
     set (sessionId, session, callback) {
       settle(async () => {
         const lifetimeMs = lifetimeOf(session)
@@ -66,21 +86,11 @@ export function createSessionStore<S extends object = object> (
     },
 
     get (sessionId, callback) {
-      settle(async () => {
-        const stored = await storeCall(() => store.get(keyOf(sessionId)))
-        if (stored === undefined) return undefined
-        try {
-          return JSON.parse(open(sessionId, stored))
-        } catch {
-          // Sealed under a key since removed from TOKEN_KEYS, or damaged: for the user this is
-          // the same as an expired session (a new one is started), not a server error.
-          return undefined
-        }
-      }, (error, session) => { callback(error ?? null, session) })
+      settle(async () => await load(sessionId), (error, session) => { callback(error ?? null, session) })
     },
 
     destroy (sessionId, callback) {
-      settle(async () => { await storeCall(() => store.delete(keyOf(sessionId))) }, callback)
+      settle(async () => { await drop(sessionId) }, callback)
     }
   }
 }

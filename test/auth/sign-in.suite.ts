@@ -35,9 +35,14 @@ export function signInSuite (t: Test, storeEnv: () => Record<string, string | un
       tenant: 'default',
       scopes: ['basic', 'user.info'],
       expires_at: session.json().expires_at,
+      idle_expires_at: session.json().idle_expires_at,
+      absolute_expires_at: session.json().absolute_expires_at,
       reauth_required: false
     })
-    t.ok(Date.parse(session.json().expires_at) > Date.now())
+    const [expires, idle, absolute] = ['expires_at', 'idle_expires_at', 'absolute_expires_at'].map((field) => Date.parse(session.json()[field]))
+    t.ok((expires ?? 0) > Date.now())
+    t.equal(expires, Math.min(idle ?? 0, absolute ?? 0), 'expires_at is the earlier of the idle and the absolute timeout')
+    t.ok((absolute ?? 0) - Date.now() > 11.9 * 3_600_000, `the absolute timeout is shown: 12 h from now (${session.json().absolute_expires_at})`)
     t.notMatch(session.text, /token/i, 'no token in the session answer')
   })
 

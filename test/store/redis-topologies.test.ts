@@ -6,6 +6,7 @@ import { StoreUnavailableError } from '../../src/store/key-value-store.js'
 import { createRedisStore } from '../../src/store/redis-store.js'
 import { startClusterDeployment, startSentinelDeployment } from './redis-topologies.js'
 import { storeBehaviour } from './store-behaviour.js'
+import { personSessionsBehaviour } from '../sessions/person-sessions-behaviour.js'
 
 t.test('Sentinel', async (t) => {
   const deployment = await startSentinelDeployment()
@@ -13,6 +14,10 @@ t.test('Sentinel', async (t) => {
 
   t.test('shared behaviour', async (t) => {
     storeBehaviour(t, () => createRedisStore({ url: deployment.url, keyPrefix: 'sentinel:' }))
+  })
+
+  t.test('the per-person session index', async (t) => {
+    personSessionsBehaviour(t, () => createRedisStore({ url: deployment.url, keyPrefix: 'sentinel-people:' }))
   })
 
   t.test('writes land on the master the Sentinel names', async (t) => {
@@ -61,6 +66,11 @@ t.test('Cluster', async (t) => {
 
   t.test('shared behaviour', async (t) => {
     storeBehaviour(t, () => createRedisStore({ url: deployment.url, keyPrefix: 'cluster:' }))
+  })
+
+  // A person's map is one key; their sessions and grants land on other nodes.
+  t.test('the per-person session index', async (t) => {
+    personSessionsBehaviour(t, () => createRedisStore({ url: deployment.url, keyPrefix: 'cluster-people:' }))
   })
 
   t.test('keys spread over the nodes, each with the prefix', async (t) => {

@@ -153,6 +153,8 @@ export function storeBehaviour (t: Test, openStore: OpenStore): void {
     await store.mapDelete(k, ['b'])
     t.same(await store.mapGetAll(k), {}, 'a map left empty is gone')
     t.equal(await store.mapSet(k, 'c', 'again', longTtl), 1, 'and starts afresh')
+    t.equal(await store.mapSet(k, 'd', 'in place of c', longTtl, ['c', 'absent']), 1, 'a set may remove fields in the same step')
+    t.same(await store.mapGetAll(k), { d: 'in place of c' })
     await t.resolves(store.mapDelete(key('absent-map'), ['x']), 'deleting from an absent map is fine')
   })
 

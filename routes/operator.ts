@@ -1,0 +1,43 @@
+// Operators' levers, registered only when OPERATOR_TOKEN is set and answering only
+// `Authorization: Bearer <OPERATOR_TOKEN>` (404 to anyone else, as for a route that does not
+// exist). Like every state-changing route they need `X-CSRF: 1` too, so that with or without the
+// lever enabled, a request without it gets the same 403. README.md, "Operations".
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@fastify/type-provider-typebox'
+import { AppError } from '../src/errors.js'
+import { bearerTokenCheck } from '../src/bearer-token.js'
+import { ErrorBody } from './schemas.js'
+
+const PersonParams = Type.Object({
+  tenant: Type.String({ minLength: 1, maxLength: 64 }),
+  user_id: Type.String({ minLength: 1, maxLength: 256, pattern: '^[^\\p{Cc}]+$' })
+})
+
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const { operatorToken } = app.config
+  if (operatorToken === undefined) return
+  const allowed = bearerTokenCheck(operatorToken)
+
+  app.delete('/operator/users/:tenant/:user_id/sessions', {
+    schema: {
+      tags: ['operator'],
+      summary: 'End every session and grant of one person (tenant and user id), on every instance',
+      params: PersonParams,
+      response: { 200: Type.Object({ ended: Type.Integer({ description: 'Live sessions ended' }) }), 400: ErrorBody, 503: ErrorBody }
+    },
+    onRequest: async (request, reply) => {
+      if (allowed(request.headers.authorization)) return
+      reply.callNotFound()
+      return await reply
+    }
+  }, async (request) => {
+    const { tenant, user_id: userId } = request.params
+    if (!app.config.tenants.has(tenant)) throw new AppError('invalid_request', `Unknown tenant ${tenant}.`, { details: { field: 'tenant' } })
+    const ended = await app.personSessions.endAll({ tenant, userId })
+    app.metrics.sessionsEnded('operator', ended)
+    request.log.warn({ tenant, userId, ended }, 'an operator ended every session and grant of a person')
+    return { ended }
+  })
+}
+
+export default routes

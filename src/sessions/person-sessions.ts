@@ -1,0 +1,116 @@
+// A person's sessions as people and operators see them: listed (live ones only), ended one by
+// one, all but one, or all. Ending a session deletes its record and its grant, so its cookie is
+// dead on its next request on any instance; the index entry goes with it. At most maxPerPerson
+// sessions are kept: a sign-in beyond that ends the oldest (those already gone go first).
+import type { IndexedSession, IndexEntry, Person, SessionIndex } from './session-index.js'
+
+/** What the session record itself says, for liveness and last activity. */
+export interface SessionRecord {
+  authenticatedAt?: number
+  lastSeen?: number
+  grantId?: string
+}
+
+export interface PersonSessionsOptions {
+  index: SessionIndex
+  readSession: (sid: string) => Promise<SessionRecord | undefined>
+  destroySession: (sid: string) => Promise<void>
+  deleteGrant: (grantId: string) => Promise<void>
+  idleTimeoutMs: number
+  absoluteTimeoutMs: number
+  maxPerPerson: number
+}
+
+/** Whose a session is: its tenant and user id, when the user id is known (user/info or the token said). */
+export function personOf (session: { tenant?: string | undefined, user?: { id?: string | undefined } | undefined }): Person | undefined {
+  const userId = session.user?.id
+  return session.tenant === undefined || userId === undefined ? undefined : { tenant: session.tenant, userId }
+}
+
+export interface LiveSession extends IndexEntry {
+  lastActiveAt: number
+}
+
+export function createPersonSessions (options: PersonSessionsOptions) {
+  const { index, readSession, destroySession, deleteGrant, idleTimeoutMs, absoluteTimeoutMs, maxPerPerson } = options
+
+  const isLive = (record: SessionRecord | undefined, now: number): record is SessionRecord & { authenticatedAt: number } =>
+    record?.authenticatedAt !== undefined &&
+    now - record.authenticatedAt <= absoluteTimeoutMs &&
+    now - (record.lastSeen ?? record.authenticatedAt) <= idleTimeoutMs
+
+  /** The live sessions, each with its record; entries of sessions that are gone are pruned. */
+  async function live (person: Person, now: number): Promise<LiveSession[]> {
+    const entries = await index.entries(person)
+    const records = await Promise.all(entries.map(async (entry) => await readSession(entry.sid)))
+    const alive: LiveSession[] = []
+    const gone: string[] = []
+    entries.forEach((entry, i) => {
+      const record = records[i]
+      if (isLive(record, now)) alive.push({ ...entry, lastActiveAt: record.lastSeen ?? record.authenticatedAt })
+      else gone.push(entry.handle)
+    })
+    if (gone.length > 0) await index.remove(person, gone)
+    return alive
+  }
+
+  /** Ends each entry's session and grant (records: already read, in the same order) and drops the entries. */
+  async function endEntries (person: Person, entries: readonly IndexEntry[], records?: ReadonlyArray<SessionRecord | undefined>): Promise<void> {
+    await Promise.all(entries.map(async (entry, i) => {
+      // A re-authorization may have moved the session to a newer grant: end whichever it holds.
+      const record = records === undefined ? await readSession(entry.sid) : records[i]
+      const grants = new Set([entry.grantId, record?.grantId].filter((id): id is string => id !== undefined))
+      await Promise.all([...grants].map(deleteGrant))
+      await destroySession(entry.sid)
+    }))
+    await index.remove(person, entries.map((entry) => entry.handle))
+  }
+
+  return {
+    /**
+     * Indexes a new sign-in, in place of `replacing` (the session it rotated from, if it was this
+     * person's); resolves to how many older sessions had to end to stay within maxPerPerson.
+     */
+    async recordSignIn (person: Person, handle: string, session: IndexedSession, replacing?: string): Promise<number> {
+      const count = await index.add(person, handle, session, replacing)
+      if (count <= maxPerPerson) return 0
+      const alive = (await live(person, Date.now())).filter((entry) => entry.handle !== handle)
+      const excess = alive.length + 1 - maxPerPerson
+      if (excess <= 0) return 0
+      await endEntries(person, alive.slice(0, excess))
+      return excess
+    },
+
+    /** Live sessions, most recently active first. */
+    async list (person: Person): Promise<LiveSession[]> {
+      return (await live(person, Date.now())).sort((a, b) => b.lastActiveAt - a.lastActiveAt)
+    },
+
+    /** Ends the sessions whose handles are listed (unknown ones are ignored); resolves to how many were live. */
+    async end (person: Person, handles: readonly string[]): Promise<number> {
+      const wanted = new Set(handles)
+      const alive = (await live(person, Date.now())).filter((entry) => wanted.has(entry.handle))
+      await endEntries(person, alive)
+      return alive.length
+    },
+
+    /**
+     * Ends every session of the person but `except` (none: all), and the grants of sessions that
+     * are already gone; resolves to how many live sessions were ended.
+     */
+    async endAll (person: Person, except?: string): Promise<number> {
+      const entries = (await index.entries(person)).filter((entry) => entry.handle !== except)
+      const now = Date.now()
+      const records = await Promise.all(entries.map(async (entry) => await readSession(entry.sid)))
+      await endEntries(person, entries, records)
+      return records.filter((record) => isLive(record, now)).length
+    },
+
+    /** Drops a session from the index (it ended on its own: sign-out, timeout, a new sign-in). */
+    async forget (person: Person, handle: string): Promise<void> {
+      await index.remove(person, [handle])
+    }
+  }
+}
+
+export type PersonSessions = ReturnType<typeof createPersonSessions>
