@@ -58,7 +58,7 @@ export function bodyFromForm (operation: RelayOperation, body: unknown): unknown
   const fields: Record<string, unknown> = Object.create(null) as Record<string, unknown>
   for (const [key, value] of Object.entries(body)) {
     const name = key.endsWith('[]') ? key.slice(0, -2) : key
-    const rule = operation.body[name]
+    const rule = ruleFor(operation.body, name)
     fields[name] = rule?.kind === 'ids' && !Array.isArray(value) ? [value] : value
   }
   return fields
@@ -76,7 +76,7 @@ function bodyFields (body: unknown): Readonly<Record<string, unknown>> {
 function encodeFields (rules: Readonly<Record<string, FieldRule>>, values: Readonly<Record<string, unknown>>, where: string): string {
   const form = new URLSearchParams()
   for (const name of Object.keys(values)) {
-    if (rules[name] === undefined) throw new RelayInputError(name, `${where} may not carry ${name}.`)
+    if (ruleFor(rules, name) === undefined) throw new RelayInputError(name, `${where} may not carry ${name}.`)
   }
   for (const [name, rule] of Object.entries(rules)) {
     const value = values[name]
@@ -88,6 +88,15 @@ function encodeFields (rules: Readonly<Record<string, FieldRule>>, values: Reado
     for (const [key, encoded] of encodeField(name, rule, value)) form.append(key, encoded)
   }
   return form.toString()
+}
+
+/**
+ * The rule for a field the browser named: only the operation's own. The rule tables are object
+ * literals, so `rules[name]` would also find what they inherit (constructor, toString,
+ * __proto__...) and let such a field through unrefused.
+ */
+function ruleFor (rules: Readonly<Record<string, FieldRule>>, name: string): FieldRule | undefined {
+  return Object.hasOwn(rules, name) ? rules[name] : undefined
 }
 
 function encodeField (name: string, rule: FieldRule, value: unknown): Array<[string, string]> {

@@ -18,6 +18,16 @@ const call = (parts: { params?: Record<string, unknown>, query?: Record<string, 
   headers: parts.headers ?? {}
 })
 
+function refusal (make: () => unknown): RelayInputError | undefined {
+  try {
+    make()
+  } catch (error) {
+    if (error instanceof RelayInputError) return error
+    throw error
+  }
+  return undefined
+}
+
 t.test('paths are the template with canonical ids', async (t) => {
   t.equal(upstreamRequestFor(operation('folder_contents'), call({ params: { folder_id: '007' } })).path, 'folders/7/contents')
   t.equal(upstreamRequestFor(operation('folder_contents'), call({ params: { folder_id: '0' }, query: { files: 'false', folders: true } })).path, 'folders/0/contents?folders=1&files=0')
@@ -61,6 +71,21 @@ t.test('bodies: only the operation\'s fields, url-encoded; form lists accepted a
   }
   t.throws(() => upstreamRequestFor(operation('folder_contents'), call({ params: { folder_id: '1' }, query: { sort: 'name' } })), RelayInputError, 'an unknown query parameter')
   t.throws(() => upstreamRequestFor(operation('oembed'), call({ query: { url: 'javascript:alert(1)' } })), RelayInputError, 'oembed of a script URL')
+})
+
+t.test('a field named like an inherited property (constructor, toString, __proto__) is refused, naming it', async (t) => {
+  const inherited = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__', 'isPrototypeOf']
+  for (const name of inherited) {
+    // JSON.parse makes __proto__ an own field, as Fastify's body parser does.
+    const body = JSON.parse(`{"name":"x",${JSON.stringify(name)}:"y"}`) as Record<string, unknown>
+    const inBody = refusal(() => upstreamRequestFor(operation('folder_rename'), call({ params: { folder_id: '4' }, body })))
+    t.equal(inBody?.field, name, `body field ${name}`)
+    const inForm = refusal(() => upstreamRequestFor(operation('folder_rename'), call({ params: { folder_id: '4' }, body: bodyFromForm(operation('folder_rename'), body) })))
+    t.equal(inForm?.field, name, `form field ${name}`)
+    const query = JSON.parse(`{${JSON.stringify(name)}:"1"}`) as Record<string, unknown>
+    const inQuery = refusal(() => upstreamRequestFor(operation('folder_contents'), call({ params: { folder_id: '0' }, query })))
+    t.equal(inQuery?.field, name, `query parameter ${name}`)
+  }
 })
 
 t.test('conditions pass on GETs only, and only when they are plain and short', async (t) => {
