@@ -86,8 +86,9 @@ export default fp(async (app) => {
       return await call(first.grant.accessToken, first.grant)
     } catch (error) {
       if (!(error instanceof UpstreamError) || !error.isUnauthorized) throw error
-      // The service refused the token before its expiry: refresh once (unless another request
-      // already did) and try again.
+      // The service said the token is invalid before its expiry: refresh once (unless another
+      // request already did) and try again. That 401 means the service refused before acting,
+      // so a retried write is not done twice; any other 401 is not retried (saysTokenInvalid).
       const second = await app.tokens.accessToken(grantId, { rejectedToken: first.grant.accessToken })
       return await call(second.grant.accessToken, second.grant)
     }

@@ -1,7 +1,7 @@
 // The relay: the media service as the website's API back-end. Each allowlisted operation
 // (src/relay/operations.ts) is one route at /api/<path>; everything else under /api/ is the
 // ordinary 404. The browser's cookie, CSRF header and Origin stay here; the user's token is
-// attached upstream, refreshed and retried once after a 401 like every other call.
+// attached upstream, refreshed and retried once after a 401 invalid_token like every other call.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import formBody from '@fastify/formbody'
 import { loginRequired } from '../src/errors.js'

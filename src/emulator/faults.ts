@@ -41,6 +41,8 @@ export interface FaultTable {
 }
 
 const maxDelayMs = 120_000
+/** Endpoints that take an access token; their injected 401 is the API's own (invalid_token). */
+const apiEndpoints = new Set<string>(['user_info', 'upload_id', 'finish', 'library'])
 
 export function parseFault (input: unknown): FaultSpec {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) throw faultError('The fault must be a JSON object.')
@@ -136,7 +138,14 @@ export function createFaultTable (): FaultTable {
         reply.code(200).header('content-type', 'application/json; charset=utf-8').send('{"status": "success", "injected_fault": tr')
       } else {
         const status = fault.spec.failStatus ?? 500
-        sendJson(reply, status, errorBody('injected_fault', `Fault injected by the emulator: ${endpoint} answers ${status}.`, 'The media service is having trouble; please try again.'))
+        if (status === 401 && apiEndpoints.has(endpoint)) {
+          // The one 401 the API gives (api/authenticate.ts): the token refused, as its OAuth library says it.
+          sendJson(reply, 401, errorBody('invalid_token', `Fault injected by the emulator: ${endpoint} refuses the access token.`, 'Please sign in again.'), {
+            'www-authenticate': 'Bearer realm="media-emulator", error="invalid_token"'
+          })
+        } else {
+          sendJson(reply, status, errorBody('injected_fault', `Fault injected by the emulator: ${endpoint} answers ${status}.`, 'The media service is having trouble; please try again.'))
+        }
       }
       return false
     }

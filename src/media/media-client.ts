@@ -2,7 +2,7 @@
 // agent's connect and headers timeouts, then a deadline on the body). It knows
 // the wire format and nothing of sessions or HTTP routes.
 import { Agent, type Dispatcher } from 'undici'
-import { UpstreamError, serviceErrorFields, toUpstreamError } from './upstream-error.js'
+import { UpstreamError, saysTokenInvalid, serviceErrorFields, toUpstreamError } from './upstream-error.js'
 import { readCappedText } from './capped-body.js'
 import { readRegistration, type UploadRegistration } from './read-registration.js'
 import { readFinishResult, type FinishResult } from './read-finish-result.js'
@@ -53,7 +53,9 @@ export function createMediaClient (options: MediaClientOptions) {
       const parsed = parseJson(text)
       if (status < 200 || status > 299) {
         const fields = serviceErrorFields(parsed)
-        throw new UpstreamError('http', endpoint, `${endpoint} answered ${status}`, status, fields)
+        // Only a rejected token is retried (withAccessToken), writes included: see saysTokenInvalid.
+        const failure = status === 401 && saysTokenInvalid(response.headers, parsed) ? 'token_rejected' : 'http'
+        throw new UpstreamError(failure, endpoint, `${endpoint} answered ${status}`, status, fields)
       }
       if (parsed === undefined) throw new UpstreamError('malformed', endpoint, `${endpoint} answered with a body that is not JSON`, status)
       return parsed

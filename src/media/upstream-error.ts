@@ -1,13 +1,14 @@
 // How a call to the media service failed. The service's own error keys are kept so routes can
 // pass them on; nothing here carries a token.
-
+import type { IncomingHttpHeaders } from 'node:http'
 import { BodyTooLargeError } from './capped-body.js'
 
 /**
- * http: a status media-bff cannot pass on (5xx, or 401 before the retry); refused: a 4xx the
- * relay passes on with its status; timeout, network, malformed: no usable answer.
+ * http: a status media-bff cannot pass on (5xx, or a 401 that is not about the token);
+ * token_rejected: a 401 saying the access token is invalid (worth one refresh and retry);
+ * refused: a 4xx the relay passes on with its status; timeout, network, malformed: no usable answer.
  */
-export type UpstreamFailure = 'http' | 'refused' | 'timeout' | 'network' | 'malformed'
+export type UpstreamFailure = 'http' | 'token_rejected' | 'refused' | 'timeout' | 'network' | 'malformed'
 
 export interface ServiceErrorFields {
   error?: string
@@ -29,11 +30,28 @@ export class UpstreamError extends Error {
     this.name = 'UpstreamError'
   }
 
-  /** The upstream refused the access token: worth one refresh and retry. */
+  /** The upstream said the access token is invalid: worth one refresh and retry. */
   get isUnauthorized (): boolean {
-    return this.failure === 'http' && this.status === 401
+    return this.failure === 'token_rejected'
   }
 }
+
+/**
+ * Whether a 401 says the access token is invalid, as an OAuth resource server says it (RFC 6750
+ * 3.1): a Bearer challenge with error="invalid_token", or a JSON body whose error is
+ * invalid_token. Only then is a refresh and one retry worth it: the service checked the token
+ * before anything else and refused, so it did nothing, and a retried write cannot happen twice.
+ * Any other 401 (no reason, another error, a proxy's Basic challenge) is not cured by a new token.
+ */
+export function saysTokenInvalid (headers: IncomingHttpHeaders, body: unknown): boolean {
+  const challenge = headers['www-authenticate']
+  const challenges = Array.isArray(challenge) ? challenge : challenge === undefined ? [] : [challenge]
+  if (challenges.some((value) => value.length <= 2048 && BEARER_INVALID_TOKEN.test(value))) return true
+  return body !== null && typeof body === 'object' && (body as Record<string, unknown>).error === 'invalid_token'
+}
+
+/** A Bearer challenge whose error parameter (quoted or not) is invalid_token; not error_description. */
+const BEARER_INVALID_TOKEN = /(?:^|,)\s*Bearer\s.*?(?:^|[\s,])error\s*=\s*(?:"invalid_token"|invalid_token)\s*(?:,|$)/i
 
 const MAX_FIELD_LENGTH = 300
 

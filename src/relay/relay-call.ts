@@ -3,11 +3,12 @@
 // tenant API links rewritten to media-bff's /api/ (local-links.ts); the first PRIME_BYTES are read and checked
 // before anything is sent, so a short answer that is not JSON still becomes a clean 502.
 // Statuses are sorted here: 2xx and 304 pass, a 4xx is a refusal the browser sees with its
-// status, 401 is for the caller's refresh-and-retry, and anything else is the service's fault.
+// status, a 401 saying the token is invalid is for the caller's refresh-and-retry, and anything
+// else (other 401s included) is the service's fault.
 import { Readable } from 'node:stream'
 import type { Dispatcher } from 'undici'
 import { BodyTooLargeError, readCappedText } from '../media/capped-body.js'
-import { UpstreamError, serviceErrorFields, toUpstreamError } from '../media/upstream-error.js'
+import { UpstreamError, saysTokenInvalid, serviceErrorFields, toUpstreamError } from '../media/upstream-error.js'
 import { answerHeaders, isJsonContentType, retryAfterSeconds } from './answer-headers.js'
 import { JsonLinkRewriter, JsonStructureError, type JsonLinkRewriterOptions } from './json-link-rewriter.js'
 import { linkRewriting, type RelayTarget } from './local-links.js'
@@ -139,15 +140,18 @@ async function streamThrough (name: string, response: Dispatcher.ResponseData, r
 /** A 4xx passes on as a refusal with the service's own error fields; anything else is a 502. */
 async function failureOf (name: string, response: Dispatcher.ResponseData): Promise<UpstreamError> {
   const status = response.statusCode
-  if (status === 401) {
-    await discard(response)
-    return new UpstreamError('http', name, `${name} answered 401`, status)
-  }
-  let fields = {}
+  let body: unknown
   try {
-    fields = serviceErrorFields(JSON.parse(await readCappedText(response.body, MAX_ERROR_BODY_BYTES)))
+    body = JSON.parse(await readCappedText(response.body, MAX_ERROR_BODY_BYTES))
   } catch {
     response.body.destroy()
+  }
+  const fields = serviceErrorFields(body)
+  if (status === 401) {
+    // Retried once after a refresh only when the token was refused (saysTokenInvalid): the
+    // service then did nothing, so even a write is not done twice. Any other 401 is a 502.
+    const failure = saysTokenInvalid(response.headers, body) ? 'token_rejected' : 'http'
+    return new UpstreamError(failure, name, `${name} answered 401`, status, fields)
   }
   if (status >= 400 && status <= 499) {
     return new UpstreamError('refused', name, `${name} answered ${status}`, status, fields, retryAfterSeconds(response.headers['retry-after']))

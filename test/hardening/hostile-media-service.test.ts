@@ -127,3 +127,27 @@ t.test('media-bff stays up, and a session survives all of it', async (t) => {
   t.notOk(bff.logs.some((line) => line.includes('"level":50') && line.includes('unexpected error')), 'no unexpected error was logged')
   t.same(service.canaryReceived, [])
 })
+
+t.test('the media client (register here; finish and user/info alike): a 401 is retried after a refresh only when the token is said to be invalid', async (t) => {
+  const browser = bff.browser()
+  t.equal(await signInWithoutConsent(browser, LOGIN_TO_BACK), '/back')
+  const registrations = (): number => service.received.filter((request) => request.path === '/api/upload/id').length
+  let first = true
+  service.answer('upload_id', () => {
+    const reject = first
+    first = false
+    return reject ? { status: 401, body: { error: 'invalid_token', error_description: 'The access token expired' } } : { body: registration(service.baseUrl) }
+  })
+  let refreshes = service.refreshes()
+  t.equal((await browser.post('/uploads/register', { folder_id: 0 })).status, 200, 'invalid_token: refreshed and retried')
+  t.equal(service.refreshes(), refreshes + 1)
+
+  service.answer('upload_id', () => ({ status: 401, body: { error: 'account_locked', user_message: 'Your account is locked.' } }))
+  refreshes = service.refreshes()
+  const sent = registrations()
+  const refused = await browser.post('/uploads/register', { folder_id: 0 })
+  t.equal(refused.status, 502, 'any other 401 is the service failing')
+  t.match(refused.json(), { error: 'upstream_error', upstream: { endpoint: 'upload_id', status: 401, error: 'account_locked' } })
+  t.equal(registrations() - sent, 1, 'not sent twice')
+  t.equal(service.refreshes(), refreshes, 'no refresh')
+})

@@ -209,6 +209,42 @@ t.test('a 401 refreshes the token once and retries; a second 401 is the service\
   t.equal(refused.json().error, 'upstream_error')
 })
 
+t.test('only a 401 that says the token is invalid is retried after a refresh; any other 401 is a 502 at once, writes included', async (t) => {
+  let issued = 0
+  service.answer('token', () => ({ body: { access_token: `access-m${++issued}`, refresh_token: `refresh-m${issued}`, expires_in: 3600, scope: 'basic user.info manage' } }))
+  const browser = await signedIn()
+  const calls = (path: string): number => service.received.filter((request) => request.path === path).length
+  // The token answer is this test's own (it grants manage), so refreshes are counted as received.
+  const refreshes = (): number => service.received.filter((request) => request.path === '/api/oauth2/token' && request.body.includes('grant_type=refresh_token')).length
+  // The challenge alone (RFC 6750), as an OAuth library answers a token it no longer accepts.
+  let first = true
+  service.answer('library', () => {
+    const reject = first
+    first = false
+    return reject ? { status: 401, headers: { 'www-authenticate': 'Bearer realm="tenant", error="invalid_token", error_description="expired"' }, body: '' } : { body: { folder_id: 0 } }
+  })
+  const before = refreshes()
+  t.equal((await browser.get('/api/folders/0')).status, 200, 'WWW-Authenticate: Bearer error="invalid_token" is retried')
+  t.equal(refreshes(), before + 1, 'after one refresh')
+
+  const others: Array<[string, { headers?: Record<string, string>, body?: unknown }]> = [
+    ['no reason', { body: '' }],
+    ['another OAuth error', { body: { error: 'insufficient_scope' } }],
+    ['a Basic challenge', { headers: { 'www-authenticate': 'Basic realm="proxy"' }, body: { error: 'unauthorized' } }],
+    ['invalid_token only in the description', { headers: { 'www-authenticate': 'Bearer error="invalid_request", error_description="not an invalid_token"' }, body: { error_description: 'invalid_token' } }]
+  ]
+  for (const [name, answer] of others) {
+    service.answer('library', () => ({ status: 401, ...answer }))
+    const refreshed = refreshes()
+    const sent = calls('/api/folders/12')
+    const write = await browser.fetch('PUT', '/api/folders/12', { headers: { 'x-csrf': '1' }, json: { name: 'Renamed' } })
+    t.equal(write.status, 502, `${name}: 502`)
+    t.equal(write.json().error, 'upstream_error', name)
+    t.equal(calls('/api/folders/12') - sent, 1, `${name}: the write went up once`)
+    t.equal(refreshes(), refreshed, `${name}: no refresh`)
+  }
+})
+
 t.test('outside the allowlist is 404, whatever the spelling; nothing reaches the service', async (t) => {
   const browser = await signedIn()
   const cookie = browser.cookieHeader() ?? ''
