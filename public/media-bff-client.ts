@@ -191,7 +191,12 @@ export interface OEmbed {
   thumbnail_url?: string
 }
 
-/** What the media service said when it refused a relayed call (media-bff passes it on). */
+/**
+ * What the media service said when it refused a relayed call (media-bff passes it on). Every
+ * field is the service's text, untrusted: media-bff strips control and bidirectional characters
+ * and caps each at 300 characters, but it may still hold markup. Show it with `textContent`,
+ * never as HTML (`innerHTML`).
+ */
 export interface UpstreamFailure {
   endpoint?: string
   status?: number
@@ -211,7 +216,9 @@ export type ApiMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
  * back: offline, CORS, DNS), `aborted`, `bad_response`, and `invalid_request` with status 0 for
  * a call refused before it was sent (an id that is not a whole number, 0 or more).
  * `message` is always a sentence that may be shown to a person: for a relayed refusal, the
- * service's own `user_message` when it gave one.
+ * service's own `user_message` when it gave one. Like `upstream`, it is untrusted text (it can
+ * come from the media service or the upload host): put it on the page with `textContent`, never
+ * as HTML (`innerHTML`, `insertAdjacentHTML`).
  */
 export class MediaBffError extends Error {
   readonly status: number

@@ -2,6 +2,7 @@
 // input: only the documented fields, as plain values, and file links only on the tenant's origin.
 import { UpstreamError } from './upstream-error.js'
 import { jsonRecord } from './json-record.js'
+import { plainText } from '../safe-text.js'
 
 export interface FinishedFile {
   file_id?: number | string
@@ -53,8 +54,9 @@ function id (value: unknown): number | string | undefined {
   return undefined
 }
 
+/** Titles and file names are shown to people: plain text only (src/safe-text.ts). */
 function text (value: unknown): string | undefined {
-  return typeof value === 'string' && value.length <= MAX_TEXT ? value : undefined
+  return typeof value === 'string' && value.length <= MAX_TEXT ? plainText(value, MAX_TEXT) : undefined
 }
 
 /** A link the browser may be given: on the tenant's own origin, nothing else. */

@@ -2,6 +2,7 @@
 // it says ends up in the session and in /auth/session.
 import { KNOWN_SCOPES } from '../oauth/scopes.js'
 import { jsonRecord } from './json-record.js'
+import { hasUnsafeCharacters } from '../safe-text.js'
 
 export interface UserInfo {
   userId: string | undefined
@@ -15,23 +16,16 @@ const MAX_PROFILE_FIELD = 256
 
 /**
  * user/info's shape is unpublished: read what is there, tolerate what is not, and keep only
- * short plain strings (they end up in the session and in /auth/session) and known scopes.
+ * short plain strings (they end up in the session and in /auth/session: no control or
+ * bidirectional characters, src/safe-text.ts) and known scopes.
  */
 export function readUserInfo (body: unknown): UserInfo {
   const record = jsonRecord(body) ?? {}
   const text = (value: unknown): string | undefined => {
     const string = typeof value === 'string' ? value : typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : undefined
-    return string !== undefined && string.length <= MAX_PROFILE_FIELD && !hasControlCharacter(string) ? string : undefined
+    return string !== undefined && string.length <= MAX_PROFILE_FIELD && !hasUnsafeCharacters(string) ? string : undefined
   }
   const listed = Array.isArray(record.scopes) ? record.scopes : typeof record.scopes === 'string' ? record.scopes.split(/[\s,]+/) : undefined
   const scopes = listed?.filter((scope): scope is string => typeof scope === 'string' && KNOWN_SCOPES.includes(scope))
   return { userId: text(record.user_id ?? record.id), name: text(record.name), email: text(record.email), scopes }
-}
-
-function hasControlCharacter (value: string): boolean {
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i)
-    if (code < 0x20 || code === 0x7f) return true
-  }
-  return false
 }

@@ -1,6 +1,7 @@
 // How a call to the media service failed. The service's own error keys are kept so routes can
 // pass them on; nothing here carries a token.
 import type { IncomingHttpHeaders } from 'node:http'
+import { plainText } from '../safe-text.js'
 import { BodyTooLargeError } from './capped-body.js'
 
 /**
@@ -55,13 +56,18 @@ const BEARER_INVALID_TOKEN = /(?:^|,)\s*Bearer\s.*?(?:^|[\s,])error\s*=\s*(?:"in
 
 const MAX_FIELD_LENGTH = 300
 
-/** Picks the three documented error keys out of a body, as short plain strings. */
+/**
+ * Picks the three documented error keys out of a body, as short plain strings: they reach the
+ * browser (in `upstream`, and as the error's `message`), so control and bidirectional characters
+ * are stripped (src/safe-text.ts) and each is capped.
+ */
 export function serviceErrorFields (body: unknown): ServiceErrorFields {
   if (body === null || typeof body !== 'object') return {}
   const fields: ServiceErrorFields = {}
   for (const name of ['error', 'error_description', 'user_message'] as const) {
     const value = (body as Record<string, unknown>)[name]
-    if (typeof value === 'string' && value.trim() !== '') fields[name] = value.slice(0, MAX_FIELD_LENGTH)
+    const plain = typeof value === 'string' ? plainText(value, MAX_FIELD_LENGTH) : ''
+    if (plain !== '') fields[name] = plain
   }
   return fields
 }

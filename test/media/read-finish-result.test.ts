@@ -34,3 +34,8 @@ t.test('no status, or not an object: the upstream\'s fault', async (t) => {
   }
   t.same(readFinishResult({ status: 'success', files: 'many' }, ORIGIN), { status: 'success', files: [] }, 'files that are not a list are none')
 })
+
+t.test('titles and file names reach the browser without control or bidirectional characters', async (t) => {
+  const result = readFinishResult({ status: 'success', files: [{ file_id: 1, title: 'Open\r\nday\u202E', filename: 'clip\u202Egpj.exe' }] }, ORIGIN)
+  t.same(result.files[0], { file_id: 1, title: 'Open day', filename: 'clipgpj.exe' })
+})

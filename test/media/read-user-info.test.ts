@@ -14,3 +14,7 @@ t.test('anything else is dropped, never passed on', async (t) => {
     t.same(readUserInfo(body), { userId: undefined, name: undefined, email: undefined, scopes: undefined }, JSON.stringify(body))
   }
 })
+
+t.test('a name or address with a C1 control or a bidirectional override is dropped', async (t) => {
+  t.same(readUserInfo({ user_id: 1, name: 'Alice\u202E', email: 'a\u0085@example.org' }), { userId: '1', name: undefined, email: undefined, scopes: undefined })
+})

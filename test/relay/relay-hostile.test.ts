@@ -173,6 +173,10 @@ t.test('refusals keep their status in the contract\'s shape; 5xx, redirects and 
   const refused = (await browser.get('/api/folders/5')).json()
   t.equal(refused.message, 'A folder with this name exists.', 'the service\'s words for a person')
   t.equal(refused.upstream.error, 'folder_exists')
+  service.answer('library', () => ({ status: 409, body: { error: 'folder\u0000exists', error_description: 'x'.repeat(5000), user_message: 'A folder \u202Edetaerc\u202C\r\nexists.\u001b[2J' } }))
+  const hostile = (await browser.get('/api/folders/5')).json()
+  t.equal(hostile.message, 'A folder detaerc exists.[2J', 'control and bidirectional characters are stripped from the message')
+  t.same(hostile.upstream, { endpoint: 'folder', status: 409, error: 'folderexists', error_description: 'x'.repeat(300), user_message: 'A folder detaerc exists.[2J' }, 'and from upstream, each field capped')
 
   service.answer('library', () => ({ status: 429, headers: { 'retry-after': '7' }, body: { error: 'slow_down' } }))
   const limited = await browser.get('/api/folders/5')
