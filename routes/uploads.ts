@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
 import { AppError, loginRequired } from '../src/errors.js'
+import { hasUnsafeCharacters, unsafeTextMessage } from '../src/safe-text.js'
 import { checkUploadUrl, refuseUploadUrl, registrationFields } from '../src/uploads/upload-policy.js'
 import { ErrorBody } from './schemas.js'
 
@@ -9,7 +10,7 @@ const MAX_BYTES = Number.MAX_SAFE_INTEGER
 
 const RegisterBody = Type.Object({
   folder_id: Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'Target folder; 0 is the home folder' }),
-  title: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  title: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'The files\' title; no control or bidirectional characters' })),
   options: Type.Optional(Type.Object({
     max_filesize: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_BYTES })),
     max_files: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
@@ -60,6 +61,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     preHandler: [app.rateLimitRegister, app.requireScopes('upload')]
   }, async (request, reply) => {
     const { folder_id: folderId, title, options } = request.body
+    if (title !== undefined && hasUnsafeCharacters(title)) {
+      throw new AppError('invalid_request', `Invalid body: ${unsafeTextMessage('title')}`, { details: { field: 'title', location: 'body' } })
+    }
     const fields = registrationFields(config.upload, folderId, title, options)
     const registration = await app.withAccessToken(request, async (token, grant) => {
       const tenant = config.tenants.get(grant.tenant)

@@ -15,6 +15,11 @@ export function hasUnsafeCharacters (text: string): boolean {
   return UNSAFE.test(text)
 }
 
+/** Why a name or title with such a character is refused, naming the field. */
+export function unsafeTextMessage (field: string): string {
+  return `${field} may not contain control characters or bidirectional text controls (such as U+202E).`
+}
+
 /**
  * `text` without control or bidirectional characters (line breaks and tabs become spaces),
  * trimmed, and cut to at most `maxLength` UTF-16 units without splitting a surrogate pair.

@@ -2,6 +2,7 @@
 // operation's template with canonical ids, the query and the body from the operation's own
 // fields. Nothing the browser sent is copied through as it came. Bodies go up url-encoded, as
 // the service's own SDK sends them.
+import { hasUnsafeCharacters, unsafeTextMessage } from '../safe-text.js'
 import { ID_PATTERN, pathParameters, type FieldRule, type RelayOperation } from './operations.js'
 
 export interface UpstreamRequest {
@@ -107,6 +108,8 @@ function encodeField (name: string, rule: FieldRule, value: unknown): Array<[str
       throw new RelayInputError(name, `${name} must be true or false.`)
     case 'text':
       if (typeof value !== 'string' || value.length === 0 || value.length > rule.maxLength) throw new RelayInputError(name, `${name} must be text of 1 to ${rule.maxLength} characters.`)
+      // Names and titles are shown to people: nothing invisible or reordering (src/safe-text.ts).
+      if (hasUnsafeCharacters(value)) throw new RelayInputError(name, unsafeTextMessage(name))
       return [[name, value]]
     case 'ids': {
       const list = Array.isArray(value) ? value : [value]

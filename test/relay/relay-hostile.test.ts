@@ -61,6 +61,31 @@ t.test('only the token goes up: no cookie, no browser authorization, no CSRF hea
   t.equal(service.received.length, before, 'none of them reached the service')
 })
 
+t.test('names and titles with a control character or a bidirectional control are a 400 naming the field; nothing goes up', async (t) => {
+  service.answer('token', () => ({ body: { access_token: 'access-901', refresh_token: 'refresh-901', expires_in: 3600, scope: 'basic user.info manage' } }))
+  const browser = await signedIn()
+  const before = service.received.length
+  const cases: Array<[string, string, string]> = [
+    ['/api/folders/12', 'name', 'Reports\u202Efdp.exe'],
+    ['/api/folders/0', 'name', 'Next\u0085line'],
+    ['/api/files/3', 'title', 'Isolated \u2067text\u2069'],
+    ['/api/files/3', 'title', 'Arabic mark \u061C'],
+    ['/api/folders/12', 'name', 'Tab\there']
+  ]
+  for (const [path, field, value] of cases) {
+    const method = path === '/api/folders/0' ? 'POST' : 'PUT'
+    for (const form of [false, true]) {
+      const answer = form
+        ? await browser.fetch(method, path, { headers: { 'x-csrf': '1', 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ [field]: value }).toString() })
+        : await browser.fetch(method, path, { headers: { 'x-csrf': '1' }, json: { [field]: value } })
+      const what = `${method} ${path} ${JSON.stringify(value)}${form ? ' (form)' : ''}`
+      t.equal(answer.status, 400, what)
+      t.match(answer.json(), { error: 'invalid_request', field, message: new RegExp(`${field} may not contain control characters or bidirectional`) }, what)
+    }
+  }
+  t.equal(service.received.length, before, 'none reached the service')
+})
+
 t.test('the answer\'s headers are an allowlist: no Set-Cookie, no server banner; caching is private', async (t) => {
   const browser = await signedIn()
   service.answer('library', () => ({

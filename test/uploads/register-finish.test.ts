@@ -204,3 +204,17 @@ t.test('504 upstream_timeout when the service is too slow', async (t) => {
   stack.emulator.clearFaults()
   t.equal((await browser.post('/uploads/register', { folder_id: 0 })).status, 200)
 })
+
+t.test('a title with a control character or a bidirectional control is a 400 naming title; nothing is registered', async (t) => {
+  const stack = await startStack({ env: uploadEnv })
+  t.teardown(stack.close)
+  const browser = stack.bff.browser()
+  await signIn(browser)
+  for (const title of ['Holiday\u202Egpj.exe', 'Line\u0085break', 'Hidden\u2066text\u2069', 'Mark\u200E', 'Bell\u0007', 'C1\u009b31m']) {
+    const answer = await browser.post('/uploads/register', { folder_id: 0, title })
+    t.equal(answer.status, 400, JSON.stringify(title))
+    t.match(answer.json(), { error: 'invalid_request', field: 'title', message: /title may not contain control characters or bidirectional/ }, JSON.stringify(title))
+  }
+  t.equal(stack.emulator.counters().registrations, 0, 'none reached the service')
+  t.equal((await browser.post('/uploads/register', { folder_id: 0, title: 'Été 2026 — שלום' })).status, 200, 'other scripts are fine')
+})
