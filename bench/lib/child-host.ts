@@ -1,13 +1,18 @@
 // The child's side of the protocol in child.ts: named handlers answer the parent's requests;
-// `usage`, `gc` and the profiler are common to every child.
+// `usage`, `gc`, the profiler and the event-loop delay monitor are common to every child.
 import { writeFile } from 'node:fs/promises'
 import { Session } from 'node:inspector/promises'
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
+
+/** The monitor's timer interval; its samples are this plus how late the timer ran. */
+const LOOP_DELAY_RESOLUTION_MS = 10
 
 type Handler = (message: Record<string, unknown>) => Promise<unknown> | unknown
 
 export function serveParent (handlers: Record<string, Handler>, onStop: () => Promise<void>): void {
   // Connected only when asked for: an idle child carries no inspector session.
   let profiler: Session | undefined
+  let loopDelay: IntervalHistogram | undefined
   const all: Record<string, Handler> = {
     usage: () => ({ cpu: process.cpuUsage(), memory: process.memoryUsage() }),
     gc: async () => {
@@ -34,6 +39,21 @@ export function serveParent (handlers: Record<string, Handler>, onStop: () => Pr
       profiler = undefined
       await writeFile(message.file as string, JSON.stringify(profile))
       return { file: message.file }
+    },
+    // How long the event loop was blocked while a measured window ran: the lateness of a timer
+    // that should fire every LOOP_DELAY_RESOLUTION_MS (the interval itself taken off), in ms.
+    loopDelayStart: () => {
+      loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS })
+      loopDelay.enable()
+      return {}
+    },
+    loopDelayStop: () => {
+      if (loopDelay === undefined) throw new Error('the event-loop delay monitor was not started')
+      loopDelay.disable()
+      const late = (nanoseconds: number): number => Math.max(0, nanoseconds / 1e6 - LOOP_DELAY_RESOLUTION_MS)
+      const reading = { p50: late(loopDelay.percentile(50)), p99: late(loopDelay.percentile(99)), max: late(loopDelay.max), samples: loopDelay.count }
+      loopDelay = undefined
+      return reading
     },
     ...handlers
   }

@@ -10,6 +10,9 @@ export interface ChildUsage {
   memory: NodeJS.MemoryUsage
 }
 
+/** Event-loop lateness in ms over a window (child-host.ts, loopDelayStart/Stop). */
+export interface LoopDelay { p50: number, p99: number, max: number, samples: number }
+
 export interface BenchChild {
   pid: number
   call: <T = unknown>(type: string, payload?: Record<string, unknown>) => Promise<T>

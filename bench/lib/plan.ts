@@ -22,8 +22,11 @@ export interface Plan {
   /** Sessions signed in on Redis for the bytes-per-key figures. */
   redisSessions: number
   cpuRegistrations: number
-  /** GET /api/folders/0/contents: media-bff, the bare hop and the emulator directly. */
-  relay: { connections: number, seconds: number, rounds: number, files: number }
+  /**
+   * GET /api/folders/0/contents: media-bff, the bare hop and the emulator directly; then a hostile
+   * tenant's 4 MiB answer through media-bff at `hostileConnections` for `hostileSeconds`.
+   */
+  relay: { connections: number, seconds: number, rounds: number, files: number, hostileConnections: number, hostileSeconds: number }
   /** Requests per kind whose Redis commands are counted (INFO commandstats). */
   redisTripRequests: number
 }
@@ -60,7 +63,7 @@ export function planFrom (argv: string[]): Plan {
       idleSessions: 500,
       redisSessions: 50,
       cpuRegistrations: 1000,
-      relay: { connections: 10, seconds: 1.5, rounds: 1, files: 20 },
+      relay: { connections: 10, seconds: 1.5, rounds: 1, files: 20, hostileConnections: 4, hostileSeconds: 3 },
       redisTripRequests: 200
     }
   }
@@ -77,7 +80,7 @@ export function planFrom (argv: string[]): Plan {
     idleSessions: 10_000,
     redisSessions: 200,
     cpuRegistrations: 5000,
-    relay: { connections: 10, seconds: 3, rounds: 3, files: 20 },
+    relay: { connections: 10, seconds: 3, rounds: 3, files: 20, hostileConnections: 4, hostileSeconds: 5 },
     redisTripRequests: 1000
   }
 }

@@ -11,6 +11,7 @@ import type { IdleMemoryResult, RedisMemoryResult } from '../scenarios/memory.js
 import type { CpuResult } from '../scenarios/cpu.js'
 import type { SelfTime } from './profile-top.js'
 import type { LoadResult } from './load.js'
+import type { LoopDelay } from './child.js'
 import { FLOOR_TARGETS, HOP_TARGETS, TARGET_CONNECTIONS } from './targets.js'
 
 export interface Results {
@@ -129,6 +130,15 @@ export function renderResults (r: Results, analysis: string | undefined): string
     out.push(`Median of ${r.plan.relay.rounds} round(s) of ${r.plan.relay.seconds} s each at ${relay.connections} connections, the three in turn. The benchmark puts ${relay.files} files in alice's home folder (beside any folders the emulator seeds): ` +
       `the emulator's answer is ${bytes(relay.directBytes)}, media-bff's ${bytes(relay.bffBytes)} (links rewritten to its own /api/). ` +
       'media-bff reads the session cookie, the grant and its token, checks the call against its allowlist and streams the answer through a JSON link rewriter; the hop sends the same GET with a fixed Bearer token and streams the answer back untouched.', '')
+    const hostile = relay.hostile
+    const delay = (d: LoopDelay): string => `${ms(d.p50)} / ${ms(d.p99)} / ${ms(d.max)}`
+    out.push('### The relay under a hostile answer: media-bff\'s event loop', '')
+    out.push(table(['answer', 'connections', 'req/s', 'MB/s', 'p50 / p99', 'CPU/req: media-bff', 'event-loop delay p50 / p99 / max', 'failed'], [
+      [`plain listing (${bytes(relay.bffBytes)}, the runs above)`, String(relay.connections), rps(relay.bff.rps), (relay.bff.rps * relay.bffBytes / 1e6).toFixed(1), `${ms(relay.bff.p50)} / ${ms(relay.bff.p99)}`, us(relay.bff.cpuUs[0]), delay(relay.bffLoopDelay), String(relay.bff.failed)],
+      [`hostile, ${(hostile.bytes / 1_048_576).toFixed(2)} MiB, ${hostile.strings} strings with the tenant's host`, String(hostile.connections), rps(hostile.bff.rps), (hostile.bff.rps * hostile.bytes / 1e6).toFixed(1), `${ms(hostile.bff.p50)} / ${ms(hostile.bff.p99)}`, us(hostile.bff.cpuUs[0]), delay(hostile.loopDelay), String(hostile.bff.failed)]
+    ]), '')
+    out.push(`A hostile tenant (\`bench/lib/hostile-tenant-child.ts\`) answers every library call with one JSON body just under the relay's 4 MiB cap, made of strings that carry its host: links that walk out of /api/ (\`https://<host>/api/../x\`, \`HTTPS://<host>/api/%2e%2e/x\`), the host followed by text, and sentences that mention it; a media-bff of its own relays it for ${r.plan.relay.hostileSeconds} s at ${hostile.connections} connections. ` +
+      'Event-loop delay: perf_hooks.monitorEventLoopDelay in media-bff\'s process during the measured runs (the plain listing\'s: the median round by p99), as the lateness of a 10 ms timer: how long other requests of that instance wait behind the relay\'s work.', '')
   }
   if (r.sessions.length > 0) {
     out.push('## GET /auth/session (signed in) vs a bare Fastify route returning the same JSON', '')

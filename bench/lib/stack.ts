@@ -119,6 +119,33 @@ export async function startBareHop (emulator: EmulatorInfo, token: string): Prom
   return { child, url, setToken: async (next) => { await child.call('token', { token: next }) } }
 }
 
+export interface HostileTenantStack {
+  /** media-bff with the hostile tenant as its one tenant. */
+  bff: ServerProcess
+  tenant: { child: BenchChild, baseUrl: string, bytes: number, strings: number }
+  stop: () => Promise<void>
+}
+
+/**
+ * The hostile tenant (hostile-tenant-child.ts: every library answer a 4 MiB body full of strings
+ * carrying its host) and a media-bff of its own in front of it, configured like the others.
+ */
+export async function startHostileTenantStack (): Promise<HostileTenantStack> {
+  const child = startChild('./hostile-tenant-child.ts')
+  const tenant = { child, ...await child.call<{ baseUrl: string, bytes: number, strings: number }>('start') }
+  const port = await freePort()
+  const info: EmulatorInfo = { baseUrl: tenant.baseUrl, uploadOrigin: tenant.baseUrl, clientId: 'hostile-client', clientSecret: 'hostile-secret', users: [] }
+  const bff = await startBffProcess(bffEnv(info, `http://127.0.0.1:${port}`), port)
+  return {
+    bff,
+    tenant,
+    stop: async () => {
+      await bff.child.stop()
+      await child.stop()
+    }
+  }
+}
+
 /** An emulator plus a media-bff in front of it (in-memory store unless env says otherwise). */
 export async function startBffStack (env: Record<string, string> = {}, emulatorOptions: EmulatorOptions = {}, flags: ServerFlags = {}): Promise<BffStack> {
   const port = await freePort()

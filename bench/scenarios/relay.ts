@@ -7,11 +7,18 @@
 //
 // A GET changes nothing at the emulator, so all three runs last the same time; their order turns
 // round by round. Any answer but a 200 with the seeded listing, from any of the three, is an error.
+//
+// Then the worst case a tenant can send: a hostile tenant (lib/hostile-tenant-child.ts) whose
+// answer is 4 MiB of strings carrying its host, relayed by a media-bff of its own, with
+// media-bff's event-loop delay measured during both that run and the plain listing's.
 import { request } from 'undici'
 import type { BffStack, EmulatorProcess } from '../lib/stack.js'
-import { startBareHop } from '../lib/stack.js'
+import { startBareHop, startHostileTenantStack } from '../lib/stack.js'
 import { runLoad, runLoadWatching, type LoadOptions, type LoadResult } from '../lib/load.js'
+import type { BenchChild, LoopDelay } from '../lib/child.js'
 import { signedInCookie } from '../lib/sign-in.js'
+import { Browser } from '../../test/helpers/http-client.js'
+import { signInWithoutConsent } from '../../test/helpers/sign-in.js'
 import { bffFolderContents, directFolderContents } from '../lib/targets.js'
 import { profiled } from '../lib/profiling.js'
 import type { Plan } from '../lib/plan.js'
@@ -29,6 +36,46 @@ export interface RelayResult {
   hop: LoadResult
   /** CPU watched: [emulator]. */
   direct: LoadResult
+  /** media-bff's event-loop delay during its plain-listing runs (the median round's by p99). */
+  bffLoopDelay: LoopDelay
+  hostile: HostileRelayResult
+}
+
+export interface HostileRelayResult {
+  connections: number
+  /** The hostile answer's size and how many strings in it carry the tenant's host. */
+  bytes: number
+  strings: number
+  /** CPU watched: [media-bff]. */
+  bff: LoadResult
+  loopDelay: LoopDelay
+}
+
+/** `run` with the event-loop delay of `child` measured meanwhile. */
+async function watchingLoop<T> (child: BenchChild, run: () => Promise<T>): Promise<[T, LoopDelay]> {
+  await child.call('loopDelayStart')
+  const result = await run()
+  return [result, await child.call<LoopDelay>('loopDelayStop')]
+}
+
+/** The hostile tenant's answer through media-bff, after a warm-up; every answer must be a 200. */
+async function hostileRelay (plan: Plan): Promise<HostileRelayResult> {
+  const hostile = await startHostileTenantStack()
+  try {
+    const browser = new Browser(hostile.bff.url)
+    await signInWithoutConsent(browser)
+    const cookie = browser.cookieHeader()
+    if (cookie === undefined) throw new Error('no session with the hostile tenant')
+    const target = { ...bffFolderContents(hostile.bff.url, cookie), connections: plan.relay.hostileConnections }
+    const first = await probe(target)
+    if (first.status !== 200 || Buffer.byteLength(first.text) !== hostile.tenant.bytes) throw new Error(`media-bff answered the hostile listing with ${first.status}, ${Buffer.byteLength(first.text)} bytes: ${first.text.slice(0, 300)}`)
+    await runLoad({ ...target, duration: 1 })
+    const [bff, loopDelay] = await watchingLoop(hostile.bff.child, async () => await runLoadWatching({ ...target, duration: plan.relay.hostileSeconds }, [hostile.bff.child]))
+    if (bff.failed > 0) throw new Error(`${bff.failed} hostile relays failed`)
+    return { connections: plan.relay.hostileConnections, bytes: hostile.tenant.bytes, strings: hostile.tenant.strings, bff, loopDelay }
+  } finally {
+    await hostile.stop()
+  }
 }
 
 interface Probe { status: number, text: string }
@@ -89,13 +136,16 @@ export async function relayScenario (stack: BffStack, plan: Plan): Promise<Relay
     await runLoad({ ...directTarget, duration: 1 })
 
     const bffs: LoadResult[] = []
+    const delays: LoopDelay[] = []
     const hops: LoadResult[] = []
     const directs: LoadResult[] = []
     for (let round = 0; round < rounds; round++) {
       const runs: Array<() => Promise<void>> = [
         async () => {
-          bffs.push(await profiled(plan.profile && round === 0, stack.bff.child, 'relay-folder-contents', async () =>
+          const [result, delay] = await watchingLoop(stack.bff.child, async () => await profiled(plan.profile && round === 0, stack.bff.child, 'relay-folder-contents', async () =>
             await runLoadWatching({ ...bffTarget, duration: seconds }, [stack.bff.child, stack.emulator.child])))
+          bffs.push(result)
+          delays.push(delay)
         },
         async () => { hops.push(await runLoadWatching({ ...hopTarget, duration: seconds }, [hop.child, stack.emulator.child])) },
         async () => { directs.push(await runLoadWatching({ ...directTarget, duration: seconds }, [stack.emulator.child])) }
@@ -103,6 +153,7 @@ export async function relayScenario (stack: BffStack, plan: Plan): Promise<Relay
       // Each side takes its turn at going first.
       for (let i = 0; i < runs.length; i++) await (runs[(round + i) % runs.length] as () => Promise<void>)()
     }
+    await hop.child.stop()
     return {
       connections,
       files,
@@ -110,7 +161,9 @@ export async function relayScenario (stack: BffStack, plan: Plan): Promise<Relay
       directBytes: Buffer.byteLength(direct.text),
       bff: medianResult(bffs),
       hop: medianResult(hops),
-      direct: medianResult(directs)
+      direct: medianResult(directs),
+      bffLoopDelay: delays.sort((a, b) => a.p99 - b.p99)[Math.floor(delays.length / 2)] as LoopDelay,
+      hostile: await hostileRelay(plan)
     }
   } finally {
     await hop.child.stop()
