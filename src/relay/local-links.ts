@@ -1,7 +1,7 @@
 // Which strings in a relayed answer are links to the tenant's API, and what they become on
 // media-bff's own /api/. A plainly spelled link is recognised on its bytes; anything else goes
 // through the full URL check (underTenantApi), and the two always agree (test/relay/local-link).
-import { underTenantApi } from '../media/tenant-urls.js'
+import { tenantApi, underTenantApi, type TenantApi } from '../media/tenant-urls.js'
 import type { JsonLinkRewriterOptions } from './json-link-rewriter.js'
 
 export interface RelayTarget {
@@ -11,30 +11,43 @@ export interface RelayTarget {
   publicApiUrl: string
 }
 
+/** A target worked out once per tenant: its API parsed, and the prefix of its plain links. */
+export interface LocalLinks {
+  api: TenantApi
+  /** The tenant's API as links spell it plainly, e.g. https://tenant.example/api */
+  apiBase: string
+  publicApiUrl: string
+}
+
+export function localLinksFor (target: RelayTarget): LocalLinks {
+  const api = tenantApi(target.apiUrl)
+  return { api, apiBase: `${api.origin}${api.path}`, publicApiUrl: target.publicApiUrl }
+}
+
 /**
  * How the relay rewrites an answer's links: the tenant's host marks the candidates; a plainly
  * spelled link has its prefix swapped on the bytes, anything else goes through localLink.
  */
 export function linkRewriting (target: RelayTarget): JsonLinkRewriterOptions {
-  const api = new URL(target.apiUrl)
-  const apiBase = `${api.origin}${api.pathname.replace(/\/+$/, '')}`
+  const links = localLinksFor(target)
   return {
-    marker: Buffer.from(api.host),
-    rewrite: (value) => localLink(value, target, apiBase),
-    plainPrefix: { from: Buffer.from(apiBase), to: Buffer.from(target.publicApiUrl), isPlainRest: isPlainApiPath }
+    marker: Buffer.from(links.api.host),
+    rewrite: (value) => localLink(value, links),
+    plainPrefix: { from: Buffer.from(links.apiBase), to: Buffer.from(target.publicApiUrl), isPlainRest: isPlainApiPath }
   }
 }
 
 /** A link to the tenant's API becomes the same link on media-bff's /api/; anything else, undefined. */
-export function localLink (value: string, target: RelayTarget, apiBase: string): string | undefined {
+export function localLink (value: string, links: LocalLinks): string | undefined {
   // The common spelling, checked without parsing: the tenant's own prefix, then a path and query
   // of plain characters (no dots, percent signs in the path, or doubled slashes to normalise).
+  const { apiBase, publicApiUrl } = links
   if (value.startsWith(apiBase)) {
     const rest = value.slice(apiBase.length)
-    if (PLAIN_API_PATH.test(rest) && !rest.includes('//')) return `${target.publicApiUrl}${rest}`
+    if (PLAIN_API_PATH.test(rest) && !rest.includes('//')) return `${publicApiUrl}${rest}`
   }
-  const href = underTenantApi(value, target.apiUrl)
-  return href === undefined ? undefined : `${target.publicApiUrl}${href.slice(apiBase.length)}`
+  const href = underTenantApi(value, links.api)
+  return href === undefined ? undefined : `${publicApiUrl}${href.slice(apiBase.length)}`
 }
 
 const PLAIN_API_PATH = /^\/[\w\-/]*(\?[\w\-.~=&%+]*)?$/
