@@ -7,6 +7,7 @@ import { StoreUnavailableError } from '../src/store/key-value-store.js'
 import { GrantEndedError, GrantMissingError, RefreshUnavailableError } from '../src/grants/grant-errors.js'
 import { UpstreamError } from '../src/media/upstream-error.js'
 import { RelayInputError } from '../src/relay/upstream-request.js'
+import { RelayBusyError } from '../src/relay/relay-call.js'
 const STORE_RETRY_AFTER_S = 5
 
 export default fp(async (app) => {
@@ -45,6 +46,9 @@ async function toAppError (error: FastifyError, request: FastifyRequest, reply: 
     return new AppError('unavailable', 'The media service cannot renew your sign-in right now; your session is kept. Try again shortly.', { retryAfter: error.retryAfterSeconds })
   }
   if (error instanceof UpstreamError) return upstreamToAppError(error)
+  if (error instanceof RelayBusyError) {
+    return new AppError('rate_limited', 'Too many of your calls to the media service are still running; wait for them to finish and try again.', { retryAfter: error.retryAfterSeconds })
+  }
   if (error instanceof RelayInputError) {
     return new AppError('invalid_request', `Invalid request: ${error.message}`, { details: { field: error.field } })
   }

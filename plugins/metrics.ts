@@ -20,6 +20,8 @@ export interface Metrics {
   relayed: (operation: string, status: number) => void
   /** Sessions ended other than by their own sign-out or timeout, by why (ended_by_person, other_sessions, operator, over_cap). */
   sessionsEnded: (reason: string, count: number) => void
+  /** A relayed answer cut off after its status went out: deadline, malformed (or too large), upstream. */
+  relayCutOff: (operation: string, reason: string) => void
 }
 
 declare module 'fastify' {
@@ -45,6 +47,7 @@ export default fp(async (app) => {
   const finishes = new Counter({ name: 'media_bff_upload_finishes_total', help: 'Upload finishes, by outcome', labelNames: ['outcome'], registers: [registry] })
   const relayed = new Counter({ name: 'media_bff_relayed_calls_total', help: 'Calls through the relay (/api/...), by operation and outcome (ok, not_modified, refused, upstream_error, upstream_timeout, unavailable)', labelNames: ['operation', 'outcome'], registers: [registry] })
   const sessionsEnded = new Counter({ name: 'media_bff_sessions_ended_total', help: 'Sessions ended from elsewhere, by reason (ended_by_person, other_sessions, operator, over_cap)', labelNames: ['reason'], registers: [registry] })
+  const cutOffs = new Counter({ name: 'media_bff_relayed_cut_offs_total', help: 'Relayed answers cut off after their status was sent, by operation and reason (deadline, malformed, upstream)', labelNames: ['operation', 'reason'], registers: [registry] })
   const upstream = new Histogram({ name: 'media_bff_upstream_request_duration_seconds', help: 'Calls to the media service, by endpoint and status (0: no answer)', labelNames: ['endpoint', 'status'], buckets: LATENCY_BUCKETS, registers: [registry] })
 
   app.decorate('metrics', {
@@ -56,7 +59,8 @@ export default fp(async (app) => {
     finish: (outcome) => finishes.inc({ outcome }),
     upstreamCall: (endpoint, status, seconds) => upstream.observe({ endpoint, status: String(status) }, seconds),
     relayed: (operation, status) => relayed.inc({ operation, outcome: relayOutcome(status) }),
-    sessionsEnded: (reason, count) => { if (count > 0) sessionsEnded.inc({ reason }, count) }
+    sessionsEnded: (reason, count) => { if (count > 0) sessionsEnded.inc({ reason }, count) },
+    relayCutOff: (operation, reason) => cutOffs.inc({ operation, reason })
   } satisfies Metrics)
 
   // One histogram child per method, route pattern and status, found by one string key: prom-client

@@ -5,6 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import formBody from '@fastify/formbody'
 import { loginRequired } from '../src/errors.js'
+import { viewerKey } from '../src/relay/in-flight.js'
 import { RELAY_OPERATIONS } from '../src/relay/operations.js'
 import { bodyFromForm, upstreamRequestFor } from '../src/relay/upstream-request.js'
 import { relaySchema, routePath } from './relay-schemas.js'
@@ -31,10 +32,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           body: request.body,
           headers: request.headers
         })
+        const viewer = viewerKey(request.session)
+        if (viewer === undefined) throw loginRequired()
         const answer = await app.withAccessToken(request, async (token, grant) => {
           const tenant = app.config.tenants.get(grant.tenant)
           if (tenant === undefined) throw loginRequired()
-          return await app.relay(upstream, token, { apiUrl: tenant.apiUrl, publicApiUrl })
+          return await app.relay(upstream, token, { apiUrl: tenant.apiUrl, publicApiUrl }, viewer)
         })
         return await reply.code(answer.status).headers(answer.headers).send(answer.body)
       }

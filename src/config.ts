@@ -58,6 +58,8 @@ export interface Config {
     fileExtensions: string[] | undefined
   }
   upstreamTimeoutMs: number
+  /** Relayed calls one signed-in user may have in flight on one instance. */
+  relayMaxInFlightPerUser: number
   bodyLimit: number
   rateLimit: { loginPerMinute: number, registerPerMinute: number, finishPerMinute: number, apiPerMinute: number, sessionsPerMinute: number }
   demoSite: boolean
@@ -241,6 +243,7 @@ export function loadConfig (env: Env = process.env): Config {
       fileExtensions: extensions.length > 0 ? extensions : undefined
     },
     upstreamTimeoutMs: read.integer('UPSTREAM_TIMEOUT_MS', 10_000, { min: 100, max: 300_000 }),
+    relayMaxInFlightPerUser: read.integer('RELAY_MAX_IN_FLIGHT_PER_USER', 8, { min: 1, max: 10_000 }),
     bodyLimit: read.integer('BODY_LIMIT', 16_384, { min: 1024, max: 1_048_576 }),
     rateLimit: {
       loginPerMinute: read.integer('RATE_LIMIT_LOGIN_PER_MINUTE', 30, { min: 1 }),

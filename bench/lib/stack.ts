@@ -91,6 +91,7 @@ export function bffEnv (emulator: EmulatorInfo, publicUrl: string, extra: Record
     RATE_LIMIT_FINISH_PER_MINUTE: '100000000',
     RATE_LIMIT_LOGIN_PER_MINUTE: '100000000',
     RATE_LIMIT_API_PER_MINUTE: '100000000',
+    RELAY_MAX_IN_FLIGHT_PER_USER: '10000',
     ...extra
   }
 }

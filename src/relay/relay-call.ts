@@ -5,11 +5,16 @@
 // Statuses are sorted here: 2xx and 304 pass, a 4xx is a refusal the browser sees with its
 // status, a 401 saying the token is invalid is for the caller's refresh-and-retry, and anything
 // else (other 401s included) is the service's fault.
+//
+// Every call is bounded: at most maxInFlightPerViewer of one person's calls run at once
+// (in-flight.ts), and each ends by its deadline, timeoutMs after it started, body included,
+// whichever side is slow (a service that drips, a browser that stops reading).
 import { Readable } from 'node:stream'
 import type { Dispatcher } from 'undici'
-import { BodyTooLargeError, readCappedText } from '../media/capped-body.js'
+import { BodyDeadlineError, BodyTooLargeError, readCappedText } from '../media/capped-body.js'
 import { UpstreamError, saysTokenInvalid, serviceErrorFields, toUpstreamError } from '../media/upstream-error.js'
 import { answerHeaders, isJsonContentType, retryAfterSeconds } from './answer-headers.js'
+import { createInFlightLimit } from './in-flight.js'
 import { JsonLinkRewriter, JsonStructureError, type JsonLinkRewriterOptions } from './json-link-rewriter.js'
 import { linkRewriting, type RelayTarget } from './local-links.js'
 import type { UpstreamRequest } from './upstream-request.js'
@@ -29,19 +34,59 @@ export interface RelayAnswer {
 }
 
 export interface RelayOptions {
-  /** Its connect, headers and body timeouts are the relay's deadlines. */
+  /** The relay's own pool; its connect and headers timeouts are timeoutMs. */
   dispatcher: Dispatcher
+  /** The deadline of a whole call, from sending it to the answer's last byte. */
+  timeoutMs: number
+  /** Calls one person (viewerKey) may have in flight on this instance. */
+  maxInFlightPerViewer: number
   maxBodyBytes?: number
   /** After the status line arrives (status 0 without one), for metrics. */
   onCall?: (operation: string, status: number, seconds: number) => void
   /** An answer that failed after its status was sent: the browser sees a cut-off body. */
-  onStreamError?: (operation: string, error: Error) => void
+  onStreamError?: (operation: string, error: UpstreamError) => void
 }
 
-export type Relay = (request: UpstreamRequest, token: string, target: RelayTarget) => Promise<RelayAnswer>
+/** Too many of this person's calls are running: 429 with a short Retry-After. */
+export class RelayBusyError extends Error {
+  readonly retryAfterSeconds = 1
+  constructor () {
+    super('too many relayed calls in flight for this user')
+    this.name = 'RelayBusyError'
+  }
+}
+
+/** `viewer` is whose call it is (viewerKey): the in-flight cap counts per viewer. */
+export type Relay = (request: UpstreamRequest, token: string, target: RelayTarget, viewer: string) => Promise<RelayAnswer>
+
+/**
+ * One call's hold on its viewer's slot, and its deadline: one timer, armed when the status line
+ * arrives (the agent's headers timeout bounds the wait before it) with what is left of the
+ * call's time. Both end exactly once, on whichever path the call takes.
+ */
+class CallHold {
+  private timer: NodeJS.Timeout | undefined
+  private ended = false
+  /** What the deadline does: set by each phase of the call. */
+  onDeadline: () => void = () => {}
+
+  constructor (private readonly release: () => void) {}
+
+  armDeadline (at: number): void {
+    this.timer = setTimeout(() => { this.onDeadline() }, Math.max(0, at - performance.now()))
+  }
+
+  end (): void {
+    if (this.ended) return
+    this.ended = true
+    clearTimeout(this.timer)
+    this.release()
+  }
+}
 
 export function createRelay (options: RelayOptions): Relay {
   const maxBodyBytes = options.maxBodyBytes ?? MAX_RELAYED_BODY_BYTES
+  const inFlight = createInFlightLimit(options.maxInFlightPerViewer)
   // Per tenant, worked out on its first call rather than on every one: tenants are configured.
   const tenants = new Map<string, { origin: string, basePath: string, links: JsonLinkRewriterOptions }>()
   const tenantOf = (target: RelayTarget): { origin: string, basePath: string, links: JsonLinkRewriterOptions } => {
@@ -54,9 +99,22 @@ export function createRelay (options: RelayOptions): Relay {
     }
     return tenant
   }
-  return async function relay (request, token, target) {
+  return async function relay (request, token, target, viewer) {
+    if (!inFlight.enter(viewer)) throw new RelayBusyError()
+    const hold = new CallHold(() => { inFlight.leave(viewer) })
+    let streaming = false
+    try {
+      const answer = await call(request, token, tenantOf(target), hold)
+      streaming = answer.body instanceof Readable
+      return answer
+    } finally {
+      // A streamed answer holds its slot and deadline until the stream closes (streamThrough).
+      if (!streaming) hold.end()
+    }
+  }
+
+  async function call (request: UpstreamRequest, token: string, tenant: { origin: string, basePath: string, links: JsonLinkRewriterOptions }, hold: CallHold): Promise<RelayAnswer> {
     const name = request.operation.name
-    const tenant = tenantOf(target)
     const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json', 'accept-encoding': 'identity' }
     if (request.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded'
     if (request.ifNoneMatch !== undefined) headers['if-none-match'] = request.ifNoneMatch
@@ -77,6 +135,9 @@ export function createRelay (options: RelayOptions): Relay {
     }
     const status = response.statusCode
     options.onCall?.(name, status, (performance.now() - started) / 1000)
+    // Until the answer streams, the deadline stops the read of its body: a 504 (or 502) follows.
+    hold.onDeadline = () => { response.body.destroy(new BodyDeadlineError()) }
+    hold.armDeadline(started + options.timeoutMs)
     if (status === 304 || status === 204 || status === 205) {
       await discard(response)
       return { status, headers: answerHeaders(response.headers, false) }
@@ -91,13 +152,17 @@ export function createRelay (options: RelayOptions): Relay {
       throw new UpstreamError('malformed', name, `${name} answered with more than ${maxBodyBytes} bytes`, status)
     }
     const rewriter = new JsonLinkRewriter(tenant.links)
-    const body = await streamThrough(name, response, rewriter, maxBodyBytes, options.onStreamError)
+    const body = await streamThrough(name, response, rewriter, maxBodyBytes, hold, options.onStreamError)
     return { status, headers: answerHeaders(response.headers, true), body }
   }
 }
 
-/** The answer's body, rewritten: whole when it fits in PRIME_BYTES, otherwise a stream. */
-async function streamThrough (name: string, response: Dispatcher.ResponseData, rewriter: JsonLinkRewriter, maxBodyBytes: number, onStreamError: RelayOptions['onStreamError']): Promise<Buffer | Readable> {
+/**
+ * The answer's body, rewritten: whole when it fits in PRIME_BYTES, otherwise a stream that holds
+ * the call (its slot and deadline) until it closes. At the deadline the stream is destroyed: the
+ * browser's answer is cut off, and the service's body with it.
+ */
+async function streamThrough (name: string, response: Dispatcher.ResponseData, rewriter: JsonLinkRewriter, maxBodyBytes: number, hold: CallHold, onStreamError: RelayOptions['onStreamError']): Promise<Buffer | Readable> {
   const chunks = response.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>
   const head: Buffer[] = []
   let size = 0
@@ -121,20 +186,36 @@ async function streamThrough (name: string, response: Dispatcher.ResponseData, r
     response.body.destroy()
     throw bodyFailure(name, response.statusCode, error)
   }
-  return Readable.from((async function * rest () {
-    let complete = false
+  // Reported once: a deadline also fails the read that was waiting.
+  let reported = false
+  const report = (failure: UpstreamError): void => {
+    if (reported) return
+    reported = true
+    onStreamError?.(name, failure)
+  }
+  let complete = false
+  const stream = Readable.from((async function * rest () {
+    yield * head
     try {
-      yield * head
       for (let chunk = await next(); chunk !== undefined; chunk = await next()) yield chunk
       complete = true
     } catch (error) {
-      onStreamError?.(name, bodyFailure(name, response.statusCode, error))
+      report(bodyFailure(name, response.statusCode, error))
       throw error
-    } finally {
-      // The browser went away, or the answer failed: stop reading from the service too.
-      if (!complete) response.body.destroy()
     }
   })())
+  stream.once('close', () => {
+    // Ended, failed, cut at the deadline, or the browser went away: stop reading from the
+    // service too, and let the call go.
+    if (!complete) response.body.destroy()
+    hold.end()
+  })
+  hold.onDeadline = () => {
+    const late = new UpstreamError('timeout', name, `${name} did not finish within the deadline`, response.statusCode)
+    report(late)
+    stream.destroy(late)
+  }
+  return stream
 }
 
 /** A 4xx passes on as a refusal with the service's own error fields; anything else is a 502. */

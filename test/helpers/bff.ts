@@ -32,7 +32,8 @@ export const UNLIMITED_RATES = {
   RATE_LIMIT_LOGIN_PER_MINUTE: '100000',
   RATE_LIMIT_REGISTER_PER_MINUTE: '100000',
   RATE_LIMIT_FINISH_PER_MINUTE: '100000',
-  RATE_LIMIT_API_PER_MINUTE: '100000'
+  RATE_LIMIT_API_PER_MINUTE: '100000',
+  RELAY_MAX_IN_FLIGHT_PER_USER: '10000'
 } as const satisfies Record<string, string>
 
 /** media-bff's environment in front of `emulator`; `publicUrl` must match its redirect URI. */
