@@ -4,6 +4,7 @@
 import type { EmulatorCounters } from './counters.js'
 import type { FaultTable } from './faults.js'
 import type { FixtureUser } from './fixture-users.js'
+import type { LibraryVersions } from './library/library-versions.js'
 import type { FolderTree } from './library/folder-tree.js'
 import type { EmulatorSettings } from './options.js'
 import type { AuthorizationCodeStore } from './oauth/authorization-codes.js'
@@ -26,6 +27,8 @@ export interface EmulatorContext {
   codes: AuthorizationCodeStore
   uploads: UploadStore
   folders: FolderTree
+  /** Each user's library version and time of last change: the library's validators. */
+  library: LibraryVersions
   /** The last requests to /api/ (received-requests.ts). */
   received: ReceivedLog
 }

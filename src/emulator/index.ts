@@ -12,6 +12,7 @@ import type { FixtureUser } from './fixture-users.js'
 import { listeningPort, originFor } from './http/origin.js'
 import { applyRuntimeConfig, type RuntimeConfig } from './hooks/runtime-config.js'
 import { createFolderTree } from './library/folder-tree.js'
+import { createLibraryVersions } from './library/library-versions.js'
 import { createAuthorizationCodeStore } from './oauth/authorization-codes.js'
 import { createTokenStore } from './oauth/token-store.js'
 import { resolveOptions, type EmulatorOptions } from './options.js'
@@ -74,6 +75,7 @@ export async function startEmulator (options: EmulatorOptions = {}): Promise<Run
     codes: createAuthorizationCodeStore(),
     uploads,
     folders: createFolderTree(),
+    library: createLibraryVersions(),
     received: createReceivedLog()
   }
   const apiServer = buildApiServer(context)

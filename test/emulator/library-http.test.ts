@@ -1,4 +1,4 @@
-// What every library call shares on the wire: ETags and 304s on GETs, the affinity cookie on
+// What every library call shares on the wire: the library's validators and 304s on GETs, the affinity cookie on
 // every answer, the record of what reached /api/, and the `library` fault endpoint.
 import t from 'tap'
 import { request } from 'undici'
@@ -14,7 +14,7 @@ async function aliceFile (emulator: RunningEmulator): Promise<number> {
   return answer.body.file_id as number
 }
 
-t.test('every successful GET has a strong ETag and revalidates with If-None-Match', async (t) => {
+t.test('every successful GET carries the library\'s validators and revalidates with If-None-Match', async (t) => {
   const emulator = await startTestEmulator(t)
   const { alice } = await libraryTokens(emulator)
   const fileId = await aliceFile(emulator)
@@ -25,22 +25,23 @@ t.test('every successful GET has a strong ETag and revalidates with If-None-Matc
     const first = await call(emulator, path, { token: alice })
     t.equal(first.status, 200, path)
     const etag = first.headers.etag as string
-    t.match(etag, /^"[A-Za-z0-9_-]+"$/, `${path}: strong`)
+    t.match(etag, /^W\/"v\d+"$/, `${path}: weak, from the library's version`)
+    t.ok(!Number.isNaN(Date.parse(first.headers['last-modified'] as string)), `${path}: Last-Modified`)
     t.equal(first.headers['cache-control'], 'private, no-cache', path)
     t.match(first.headers['content-type'], /^application\/json/, path)
     tags.add(etag)
-    for (const condition of [etag, `W/${etag}`, `"other", ${etag}`, '*', ` W/"x" ,${etag} `]) {
+    for (const condition of [etag, etag.slice(2), `"other", ${etag}`, '*', ` W/"x" ,${etag} `]) {
       const again = await call(emulator, path, { token: alice, headers: { 'if-none-match': condition } })
       t.equal(again.status, 304, `${path} If-None-Match: ${condition}`)
       t.equal(again.text, '', 'no body')
       t.equal(again.headers.etag, etag)
       t.equal(again.headers['cache-control'], 'private, no-cache')
     }
-    for (const condition of ['"other"', etag.replace(/^"/, '"x'), etag.slice(1, -1)]) {
+    for (const condition of ['"other"', etag.replace('"v', '"x'), etag.slice(3, -1)]) {
       t.equal((await call(emulator, path, { token: alice, headers: { 'if-none-match': condition } })).status, 200, `${path} If-None-Match: ${condition}`)
     }
   }
-  t.equal(tags.size, paths.length, 'a tag per body')
+  t.equal(tags.size, 1, 'one version for the whole unchanged library')
 
   const before = (await call(emulator, 'folders/1', { token: alice })).headers.etag as string
   await call(emulator, 'folders/1', { method: 'PUT', token: alice, form: { name: 'Lectures 2025' } })
@@ -51,6 +52,32 @@ t.test('every successful GET has a strong ETag and revalidates with If-None-Matc
   const created = await call(emulator, 'folders/0', { method: 'POST', token: alice, form: { name: 'New' } })
   t.equal(created.headers.etag, undefined, 'writes carry no tag')
   t.equal(created.headers['cache-control'], 'no-store')
+  const listed = await call(emulator, 'folders/0/contents', { token: alice, headers: { 'if-none-match': after.headers.etag as string } })
+  t.equal(listed.status, 200, 'creating a folder is a change too')
+  const uploaded = await aliceFile(emulator)
+  t.equal((await call(emulator, 'folders/1/contents', { token: alice, headers: { 'if-none-match': listed.headers.etag as string } })).status, 200, `so is an upload (file ${uploaded})`)
+})
+
+t.test('the validators are the library\'s, not the body\'s: two users\' untouched libraries share them', async (t) => {
+  const emulator = await startTestEmulator(t)
+  const { alice, bob } = await libraryTokens(emulator)
+  const aliceHome = await call(emulator, 'folders/0/contents', { token: alice })
+  const bobHome = await call(emulator, 'folders/0/contents', { token: bob })
+  t.equal(bobHome.headers.etag, aliceHome.headers.etag, 'the same ETag')
+  t.equal(bobHome.headers['last-modified'], aliceHome.headers['last-modified'], 'the same Last-Modified')
+  t.equal((await call(emulator, 'folders/0/contents', { token: bob, headers: { 'if-none-match': aliceHome.headers.etag as string } })).status, 304, 'alice\'s tag revalidates bob\'s listing')
+})
+
+t.test('If-Modified-Since counts only without If-None-Match', async (t) => {
+  const emulator = await startTestEmulator(t)
+  const { alice } = await libraryTokens(emulator)
+  const first = await call(emulator, 'folders/0/contents', { token: alice })
+  const lastModified = first.headers['last-modified'] as string
+  const earlier = new Date(Date.parse(lastModified) - 1000).toUTCString()
+  t.equal((await call(emulator, 'folders/0/contents', { token: alice, headers: { 'if-modified-since': lastModified } })).status, 304, 'not modified since its own date')
+  t.equal((await call(emulator, 'folders/0/contents', { token: alice, headers: { 'if-modified-since': earlier } })).status, 200, 'modified since an earlier one')
+  t.equal((await call(emulator, 'folders/0/contents', { token: alice, headers: { 'if-modified-since': 'not a date' } })).status, 200, 'a date that is none')
+  t.equal((await call(emulator, 'folders/0/contents', { token: alice, headers: { 'if-none-match': '"other"', 'if-modified-since': lastModified } })).status, 200, 'If-None-Match decides when both are sent')
 })
 
 t.test('every library answer sets the affinity cookie: success, errors, 304, faults', async (t) => {

@@ -36,6 +36,7 @@ export function singleCallUploadRoute (app: FastifyInstance, context: EmulatorCo
       title: fields.title !== undefined && fields.title !== '' ? fields.title : defaultTitle(file.filename)
     })
     context.counters.uploads += 1
+    context.library.changed(caller.user.name)
     return sendJson(reply, 200, uploadAnswer(context, stored, false))
   })
 }

@@ -13,17 +13,21 @@ type FileRoute = { Params: { file_id: string } }
 
 export function fileRoutes (app: FastifyInstance, context: EmulatorContext): void {
   app.get<FileRoute>('/api/files/:file_id', async (request, reply) => {
-    return sendCacheable(request, reply, fileView(context, requestedFile(context, request, 'basic')))
+    const file = requestedFile(context, request, 'basic')
+    return sendCacheable(request, reply, fileView(context, file), context.library.current(file.userName))
   })
 
   app.put<FileRoute>('/api/files/:file_id', async (request, reply) => {
     const file = requestedFile(context, request, 'manage')
     file.title = fileTitle(fieldsOf(request))
+    context.library.changed(file.userName)
     return sendJson(reply, 200, fileView(context, file))
   })
 
   app.delete<FileRoute>('/api/files/:file_id', async (request, reply) => {
-    await context.uploads.remove(requestedFile(context, request, 'manage'))
+    const file = requestedFile(context, request, 'manage')
+    await context.uploads.remove(file)
+    context.library.changed(file.userName)
     return sendJson(reply, 200, { status: 'success' })
   })
 }

@@ -16,7 +16,8 @@ type FolderRoute = { Params: { folder_id: string } }
 
 export function folderRoutes (app: FastifyInstance, context: EmulatorContext): void {
   app.get<FolderRoute>('/api/folders/:folder_id', async (request, reply) => {
-    return sendCacheable(request, reply, folderView(context, requestedFolder(context, request, 'basic')))
+    const folder = requestedFolder(context, request, 'basic')
+    return sendCacheable(request, reply, folderView(context, folder), context.library.current(folder.userName))
   })
 
   app.get<FolderRoute>('/api/folders/:folder_id/contents', async (request, reply) => {
@@ -28,13 +29,14 @@ export function folderRoutes (app: FastifyInstance, context: EmulatorContext): v
       folder_id: folder.folderId,
       folders: withFolders ? context.folders.children(folder).map((child) => folderView(context, child)) : [],
       files: withFiles ? context.uploads.filesIn(folder.userName, folder.folderId).map((file) => fileView(context, file)) : []
-    })
+    }, context.library.current(folder.userName))
   })
 
   // POST /folders/{id} creates a folder inside {id}.
   app.post<FolderRoute>('/api/folders/:folder_id', async (request, reply) => {
     const parent = requestedFolder(context, request, 'manage')
     const created = context.folders.create(parent.userName, parent, folderName(fieldsOf(request)))
+    context.library.changed(parent.userName)
     return sendJson(reply, 201, folderView(context, created))
   })
 
@@ -42,6 +44,7 @@ export function folderRoutes (app: FastifyInstance, context: EmulatorContext): v
     const folder = requestedFolder(context, request, 'manage')
     if (folder.parentId === null) throw badRequest('The home folder cannot be renamed.')
     context.folders.rename(folder, folderName(fieldsOf(request)))
+    context.library.changed(folder.userName)
     return sendJson(reply, 200, folderView(context, folder))
   })
 
@@ -54,6 +57,7 @@ export function folderRoutes (app: FastifyInstance, context: EmulatorContext): v
       })
     }
     context.folders.remove(folder)
+    context.library.changed(folder.userName)
     return sendJson(reply, 200, { status: 'success' })
   })
 }

@@ -36,6 +36,6 @@ export function oembedRoute (app: FastifyInstance, context: EmulatorContext): vo
       html: embedCode(url, file.title),
       width: 640,
       height: 360
-    })
+    }, context.library.current(caller.user.name))
   })
 }

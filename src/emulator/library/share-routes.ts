@@ -20,13 +20,13 @@ export function shareRoutes (app: FastifyInstance, context: EmulatorContext): vo
   app.get<{ Params: { file_id: string } }>('/api/files/:file_id/share', async (request, reply) => {
     const file = requestedFile(context, request, 'share')
     const url = fileShareUrl(context, file.fileId)
-    return sendCacheable(request, reply, { file_id: file.fileId, url, embed: embedCode(url, file.title) })
+    return sendCacheable(request, reply, { file_id: file.fileId, url, embed: embedCode(url, file.title) }, context.library.current(file.userName))
   })
 
   app.get<{ Params: { folder_id: string } }>('/api/folders/:folder_id/share', async (request, reply) => {
     const folder = requestedFolder(context, request, 'share')
     const url = `${context.baseUrl}/share/folder/${folder.folderId}`
-    return sendCacheable(request, reply, { folder_id: folder.folderId, url, embed: embedCode(url, folder.name) })
+    return sendCacheable(request, reply, { folder_id: folder.folderId, url, embed: embedCode(url, folder.name) }, context.library.current(folder.userName))
   })
 
   // The real service puts this under file 0: the files come in the body.

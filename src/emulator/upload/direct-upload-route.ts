@@ -67,6 +67,7 @@ export function directUploadRoute (app: FastifyInstance, context: EmulatorContex
       registration.fileIds.push(stored.fileId)
       registration.committedBytes += stored.size
       context.counters.uploads += 1
+      context.library.changed(registration.userName)
       return sendJson(reply, 200, uploadAnswer(context, stored, options.hideResponse))
     } finally {
       if (reservedFile) registration.reservedFiles -= 1
