@@ -5,6 +5,7 @@
 import fp from 'fastify-plugin'
 import { Agent } from 'undici'
 import { createRelay, type Relay } from '../src/relay/relay-call.js'
+import { createValidatorBinding } from '../src/relay/validators.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -20,6 +21,7 @@ export default fp(async (app) => {
     dispatcher: agent,
     timeoutMs,
     maxInFlightPerViewer: config.relayMaxInFlightPerUser,
+    validators: createValidatorBinding(config.session.secrets),
     onCall: (operation, status, seconds) => app.metrics.upstreamCall(operation, status, seconds),
     // The status line is gone already; the browser sees a cut-off body. Worth an operator's look.
     onStreamError: (operation, error) => {

@@ -210,6 +210,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { tags: ['auth'], summary: 'Sign out: the session and its grant are destroyed', response: { 200: Type.Object({ logged_out: Type.Literal(true) }), 403: ErrorBody, 503: ErrorBody } }
   }, async (request, reply) => {
     await app.endSignIn(request, reply)
+    // The browser's HTTP cache holds this person's relayed answers (private, revalidated, bound
+    // to them): drop it, so nothing of theirs is left for whoever uses the browser next. Only
+    // "cache": "cookies" or "storage" would also wipe the website's own cookies and storage on
+    // this origin (media-bff may share it with the site), which are not ours to clear.
+    reply.header('clear-site-data', '"cache"')
     return { logged_out: true as const }
   })
 }

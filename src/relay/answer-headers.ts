@@ -2,28 +2,22 @@
 // server banners and anything else the service sends stay upstream.
 import type { IncomingHttpHeaders } from 'node:http'
 
-const MAX_ETAG_LENGTH = 256
-const ETAG = /^(W\/)?"[\x21\x23-\x7e]*"$/
-const MAX_DATE_LENGTH = 64
-
 /**
- * Headers for the browser. The body is rewritten on the way, so a strong ETag becomes weak (the
- * same resource, not the same bytes). Answers are private to the signed-in user, and the same
- * URL answers differently after another user signs in on the same browser: a browser may keep a
- * copy but must revalidate it every time (If-None-Match, which the relay passes on), and a
- * shared cache never stores one.
+ * Headers for the browser. Answers are private to the signed-in user, and the same URL answers
+ * differently after another user signs in on the same browser: a browser may keep a copy but must
+ * revalidate it every time, a shared cache never stores one, and the copy is keyed by the cookie
+ * too (Vary: Cookie). The only validator is `etag`, the service's bound to this user
+ * (validators.ts). Last-Modified is not passed on: the browser would revalidate with
+ * If-Modified-Since, which cannot say whose copy it holds; a service that sends only a date has
+ * it carried inside the bound ETag instead.
  */
-export function answerHeaders (upstream: IncomingHttpHeaders, hasBody: boolean): Record<string, string> {
+export function answerHeaders (upstream: IncomingHttpHeaders, hasBody: boolean, etag: string | undefined): Record<string, string> {
   const headers: Record<string, string> = {
-    'cache-control': /(^|[\s,])no-store([\s,]|$)/i.test(single(upstream['cache-control']) ?? '') ? 'no-store' : 'private, no-cache'
+    'cache-control': /(^|[\s,])no-store([\s,]|$)/i.test(single(upstream['cache-control']) ?? '') ? 'no-store' : 'private, no-cache',
+    vary: 'Cookie'
   }
   if (hasBody) headers['content-type'] = 'application/json; charset=utf-8'
-  const etag = single(upstream.etag)
-  if (etag !== undefined && etag.length <= MAX_ETAG_LENGTH && ETAG.test(etag)) headers.etag = etag.startsWith('W/') ? etag : `W/${etag}`
-  const lastModified = single(upstream['last-modified'])
-  if (lastModified !== undefined && lastModified.length <= MAX_DATE_LENGTH && !Number.isNaN(Date.parse(lastModified))) {
-    headers['last-modified'] = new Date(lastModified).toUTCString()
-  }
+  if (etag !== undefined) headers.etag = etag
   return headers
 }
 

@@ -15,6 +15,7 @@ import { BodyDeadlineError, BodyTooLargeError, readCappedText } from '../media/c
 import { UpstreamError, saysTokenInvalid, serviceErrorFields, toUpstreamError } from '../media/upstream-error.js'
 import { answerHeaders, isJsonContentType, retryAfterSeconds } from './answer-headers.js'
 import { createInFlightLimit } from './in-flight.js'
+import type { ValidatorBinding } from './validators.js'
 import { JsonLinkRewriter, JsonStructureError, type JsonLinkRewriterOptions } from './json-link-rewriter.js'
 import { linkRewriting, type RelayTarget } from './local-links.js'
 import type { UpstreamRequest } from './upstream-request.js'
@@ -40,6 +41,8 @@ export interface RelayOptions {
   timeoutMs: number
   /** Calls one person (viewerKey) may have in flight on this instance. */
   maxInFlightPerViewer: number
+  /** The service's cache validators bound to the viewer, and back (validators.ts). */
+  validators: ValidatorBinding
   maxBodyBytes?: number
   /** After the status line arrives (status 0 without one), for metrics. */
   onCall?: (operation: string, status: number, seconds: number) => void
@@ -104,7 +107,7 @@ export function createRelay (options: RelayOptions): Relay {
     const hold = new CallHold(() => { inFlight.leave(viewer) })
     let streaming = false
     try {
-      const answer = await call(request, token, tenantOf(target), hold)
+      const answer = await call(request, token, tenantOf(target), viewer, hold)
       streaming = answer.body instanceof Readable
       return answer
     } finally {
@@ -113,12 +116,14 @@ export function createRelay (options: RelayOptions): Relay {
     }
   }
 
-  async function call (request: UpstreamRequest, token: string, tenant: { origin: string, basePath: string, links: JsonLinkRewriterOptions }, hold: CallHold): Promise<RelayAnswer> {
+  async function call (request: UpstreamRequest, token: string, tenant: { origin: string, basePath: string, links: JsonLinkRewriterOptions }, viewer: string, hold: CallHold): Promise<RelayAnswer> {
     const name = request.operation.name
     const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json', 'accept-encoding': 'identity' }
     if (request.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded'
-    if (request.ifNoneMatch !== undefined) headers['if-none-match'] = request.ifNoneMatch
-    if (request.ifModifiedSince !== undefined) headers['if-modified-since'] = request.ifModifiedSince
+    // Only a validator this viewer was given goes up; another's, or a forged one, is dropped.
+    const condition = request.ifNoneMatch === undefined ? undefined : options.validators.unbind(viewer, request.ifNoneMatch)
+    if (condition?.ifNoneMatch !== undefined) headers['if-none-match'] = condition.ifNoneMatch
+    if (condition?.ifModifiedSince !== undefined) headers['if-modified-since'] = condition.ifModifiedSince
     const started = performance.now()
     let response: Dispatcher.ResponseData
     try {
@@ -140,7 +145,7 @@ export function createRelay (options: RelayOptions): Relay {
     hold.armDeadline(started + options.timeoutMs)
     if (status === 304 || status === 204 || status === 205) {
       await discard(response)
-      return { status, headers: answerHeaders(response.headers, false) }
+      return { status, headers: answerHeaders(response.headers, false, options.validators.bind(viewer, response.headers)) }
     }
     if (status < 200 || status > 299) throw await failureOf(name, response)
     if (!isJsonContentType(response.headers['content-type'])) {
@@ -153,7 +158,7 @@ export function createRelay (options: RelayOptions): Relay {
     }
     const rewriter = new JsonLinkRewriter(tenant.links)
     const body = await streamThrough(name, response, rewriter, maxBodyBytes, hold, options.onStreamError)
-    return { status, headers: answerHeaders(response.headers, true), body }
+    return { status, headers: answerHeaders(response.headers, true, options.validators.bind(viewer, response.headers)), body }
   }
 }
 

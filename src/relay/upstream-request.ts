@@ -11,8 +11,8 @@ export interface UpstreamRequest {
   path: string
   /** application/x-www-form-urlencoded, for operations with body fields. */
   form?: string
+  /** The browser's If-None-Match, as sent: the relay sends up only what is bound to the user (validators.ts). */
   ifNoneMatch?: string
-  ifModifiedSince?: string
 }
 
 export interface BrowserCall {
@@ -41,10 +41,9 @@ export function upstreamRequestFor (operation: RelayOperation, call: BrowserCall
   const request: UpstreamRequest = { operation, path: query === '' ? path : `${path}?${query}` }
   if (Object.keys(operation.body).length > 0) request.form = encodeFields(operation.body, bodyFields(call.body), 'body')
   if (operation.method === 'GET') {
+    // If-Modified-Since is never passed on: a date cannot say whose copy the browser holds.
     const ifNoneMatch = condition(call.headers['if-none-match'])
-    const ifModifiedSince = condition(call.headers['if-modified-since'])
     if (ifNoneMatch !== undefined) request.ifNoneMatch = ifNoneMatch
-    if (ifModifiedSince !== undefined) request.ifModifiedSince = ifModifiedSince
   }
   return request
 }

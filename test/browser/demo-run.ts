@@ -4,6 +4,7 @@
 import type { Test } from 'tap'
 import type { BrowserContext, Page } from 'playwright-core'
 import { startStack } from '../helpers/bff.js'
+import type { EmulatorOptions } from '../../src/emulator/index.js'
 import { launchChromium } from '../helpers/chromium.js'
 
 export interface DemoRun {
@@ -14,8 +15,8 @@ export interface DemoRun {
   problems: string[]
 }
 
-export async function openDemo (t: Test, env: Record<string, string> = {}): Promise<DemoRun> {
-  const stack = await startStack({ env: { DEMO_SITE: 'on', ...env } })
+export async function openDemo (t: Test, env: Record<string, string> = {}, emulator: EmulatorOptions = {}): Promise<DemoRun> {
+  const stack = await startStack({ env: { DEMO_SITE: 'on', ...env }, emulator })
   t.teardown(stack.close)
   const chromium = await launchChromium()
   t.teardown(chromium.close)
