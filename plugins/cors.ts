@@ -12,6 +12,9 @@ export default fp(async (app) => {
     credentials: true,
     methods: ['GET', 'POST', 'PUT', 'DELETE'],
     allowedHeaders: ['content-type', 'x-csrf', 'if-none-match'],
+    // Not a CORS-safelisted response header: without this, a page on another origin could not
+    // read how long a 429 or 503 asks it to wait (the browser module honours it).
+    exposedHeaders: ['retry-after'],
     maxAge: 600,
     strictPreflight: true
   })

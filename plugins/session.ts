@@ -165,7 +165,12 @@ async function beginSession (app: FastifyInstance, request: FastifyRequest, sign
   const samePerson = person !== undefined && previousPerson?.tenant === person.tenant && previousPerson.userId === person.userId
   if (previousPerson !== undefined && previousHandle !== undefined && !samePerson) await app.personSessions.forget(previousPerson, previousHandle)
   const handle = newSessionHandle()
-  if (person !== undefined) {
+  Object.assign(request.session, signedIn, { handle })
+  // Saved now rather than as the answer goes out (which then has nothing left to save), so that
+  // the session exists before anyone can find it in the index.
+  await request.session.save()
+  if (person === undefined) return
+  try {
     const ended = await app.personSessions.recordSignIn(person, handle, {
       sid: request.session.sessionId,
       grantId: signedIn.grantId,
@@ -174,6 +179,9 @@ async function beginSession (app: FastifyInstance, request: FastifyRequest, sign
       network: coarseNetwork(request.ip)
     }, samePerson ? previousHandle : undefined)
     if (ended > 0) app.metrics.sessionsEnded('over_cap', ended)
+  } catch (error) {
+    // Not indexed, not kept: a session nobody could list or end from elsewhere.
+    await request.session.destroy().catch(() => {})
+    throw error
   }
-  Object.assign(request.session, signedIn, { handle })
 }

@@ -16,7 +16,7 @@ const SessionItem = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
   last_active_at: Type.String({ format: 'date-time' }),
   device: Type.String({ description: 'From the User-Agent, e.g. "Firefox on Windows"' }),
-  network: Type.String({ description: 'IPv4 /24 or IPv6 /48 it was started from' }),
+  network: Type.String({ description: 'The IPv4 /24 or IPv6 /48 the session began on' }),
   current: Type.Boolean({ description: 'This is the session making the call' })
 })
 const SessionList = Type.Object({ sessions: Type.Array(SessionItem) })

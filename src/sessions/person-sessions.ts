@@ -1,5 +1,6 @@
 // A person's sessions as people and operators see them: listed (live ones only), ended one by
-// one, all but one, or all. Ending a session deletes its record and its grant, so its cookie is
+// one, all but one, or all. A session is saved before it is indexed, so an entry whose session
+// record is missing is a session that is gone. Ending a session deletes its record and its grant, so its cookie is
 // dead on its next request on any instance; the index entry goes with it. At most maxPerPerson
 // sessions are kept: a sign-in beyond that ends the oldest (those already gone go first).
 import type { IndexedSession, IndexEntry, Person, SessionIndex } from './session-index.js'

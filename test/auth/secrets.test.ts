@@ -41,7 +41,12 @@ t.test('a full flow with Redis leaves no secret in the logs or in clear in the s
   const keys = await client.keys('secrets:*')
   t.ok(keys.some((key) => key.includes('grant:')), 'a grant record is stored')
   t.ok(keys.some((key) => key.includes('sess:')), 'a session record is stored')
-  const raw = (await Promise.all(keys.map(async (key) => (await client.getBuffer(key))?.toString('latin1') ?? ''))).join('\n')
+  t.ok(keys.some((key) => key.includes('people:')), 'a person\'s session index is stored')
+  // Every value, whatever its kind: strings, and the fields of maps (Redis hashes).
+  const valueOf = async (key: string): Promise<string> => await client.type(key) === 'hash'
+    ? Object.entries(await client.hgetallBuffer(key)).map(([field, value]) => `${field}=${value.toString('latin1')}`).join('\n')
+    : (await client.getBuffer(key))?.toString('latin1') ?? ''
+  const raw = (await Promise.all(keys.map(valueOf))).join('\n')
   for (const token of [...live.access, ...live.refresh]) {
     t.notOk(raw.includes(token), 'no token in clear in Redis')
   }

@@ -42,11 +42,11 @@ export async function inPool<T, R> (items: T[], size: number, work: (item: T) =>
 }
 
 /** Signs alice in: /auth/login on one replica, the consent page, the callback on another. */
-export async function signInSession (replicaUrls: string[], ledger: SecretLedger): Promise<SoakSession> {
+export async function signInSession (replicaUrls: string[], ledger: SecretLedger, user: string): Promise<SoakSession> {
   const browser = new Browser(pick(replicaUrls))
   const login = await browser.get(`${pick(replicaUrls)}/auth/login`)
   if (login.status !== 302 || login.location === undefined) throw new Error(`login answered ${login.status}: ${login.text}`)
-  const callbackUrl = new URL(await consent(browser, login.location, 'alice'))
+  const callbackUrl = new URL(await consent(browser, login.location, user))
   ledger.addCallback(callbackUrl)
   const sent = Date.now()
   const callback = await browser.get(`${pick(replicaUrls)}${callbackUrl.pathname}${callbackUrl.search}`)

@@ -35,7 +35,14 @@ export async function runSoak (options: SoakOptions): Promise<SoakReport> {
   const ports = await Promise.all(Array.from({ length: replicaCount }, async () => await freePort()))
   // Every replica answers for the same PUBLIC_URL, as behind a load balancer.
   const publicUrl = `http://127.0.0.1:${ports[0]!}`
-  const emulator = await startEmulatorFor(ports[0]!, { accessTokenTtl: accessTokenTtlS, clientSecret: randomBytes(24).toString('base64url') })
+  // One person per session, as in life: a person's sessions are capped (50), and people do not
+  // sign in two hundred times at once.
+  const people = Array.from({ length: sessionCount }, (_, i) => `soak-${i + 1}`)
+  const emulator = await startEmulatorFor(ports[0]!, {
+    accessTokenTtl: accessTokenTtlS,
+    clientSecret: randomBytes(24).toString('base64url'),
+    users: people.map((name) => ({ name, scopes: ['basic', 'user.info', 'upload'] }))
+  })
   const env = bffEnv(emulator, publicUrl, {
     REDIS_URL: redis.url,
     REDIS_KEY_PREFIX: 'soak:',
@@ -52,7 +59,7 @@ export async function runSoak (options: SoakOptions): Promise<SoakReport> {
 
     const ledger = new SecretLedger()
     const signInStarted = Date.now()
-    const sessions = await inPool(Array.from({ length: sessionCount }), signInPool, async () => await signInSession(urls, ledger))
+    const sessions = await inPool(people, signInPool, async (person) => await signInSession(urls, ledger, person))
     const signInMs = Date.now() - signInStarted
     const rssAfterSignIn = await Promise.all(replicas.map(async (replica) => await replica.rssKb()))
     progress(`signed in in ${signInMs} ms; traffic for ${durationMs} ms`)
