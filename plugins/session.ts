@@ -18,6 +18,13 @@ export interface SessionUser {
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * false: a request to this route is not activity (it does not move the idle timeout on):
+     * GET /auth/session, which tabs ask whenever they are looked at again.
+     */
+    touchesSession?: boolean
+  }
   interface FastifyInstance {
     /** Ends the sign-in held by this request's session: grant deleted, session destroyed, cookie cleared. */
     endSignIn: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
@@ -107,7 +114,8 @@ export default fp(async (app) => {
     // of sending the new one (saveUninitialized: false). Touching the session sends the re-signed
     // cookie and re-seals the record with the current TOKEN_KEYS entry.
     const signedWithOldSecret = request.cookies[settings.cookieName] !== session.encryptedSessionId
-    if (idle > touchIntervalMs || signedWithOldSecret) session.lastSeen = now
+    const isActivity = request.routeOptions.config.touchesSession !== false
+    if ((isActivity && idle > touchIntervalMs) || signedWithOldSecret) session.lastSeen = now
   })
 
   app.decorate('endSignIn', async (request: FastifyRequest, reply: FastifyReply) => { await endSignIn(app, request, reply) })

@@ -1,7 +1,7 @@
 // The media-bff demo page: sign in through media-bff, pick a folder of your media library,
 // upload files straight from the browser to the media service's upload host, and share them.
 // Bundled by `npm run build:demo` and served as /demo.js by plugins/demo-site.ts; it uses only
-// media-bff-client.ts, the module website authors copy. Permissions are asked for before the
+// the browser module in public/client/, as website authors use it. Permissions are asked for before the
 // person starts (the session says what is granted, user/info what the account could grant).
 //
 // Stable hooks for tests and for anyone restyling the page:
@@ -16,7 +16,11 @@
 //                             event (upload_granted, manage_granted, share_granted, upload_done,
 //                             folder_created, folder_not_found, signed_out)
 //   #notice-grant             inside #notice for insufficient_scope: goes to reauthorize_url
-//   #notice-sign-in           inside #notice for login_required / reauth_required
+//   #notice-sign-in           inside #notice for login_required / reauth_required, session_ended, session_expired
+//   #stay-signed-in           inside #notice for session_expiring (when the idle timeout is what ends it)
+//   #session-until[data-absolute-expires-at]   when the session ends at the latest
+//   #sessions-panel: see demo/sessions-panel.ts; notice codes signed_out_elsewhere, session_ended,
+//                             session_expired, session_expiring, other_sessions_ended
 //   #library-panel: #breadcrumbs button.crumb[data-folder-id], span[aria-current=page][data-folder-id],
 //     #folder-list button[data-testid=folder][data-folder-id][data-folder-name], #target-folder-name,
 //     #new-folder (manage granted) or #grant-manage (may be granted), #new-folder-form,
@@ -31,7 +35,7 @@
 //     each with [data-testid=file-meta], [data-testid=share-file] (a button, or a link with
 //     data-grant=share to the consent page) and [data-testid=share-box] holding
 //     input[data-testid=share-link-url], button[data-testid=copy-share-link][data-copied]
-import { createMediaBffClient, MediaBffError, type FolderContents, type Session } from './media-bff-client.js'
+import { createMediaBffClient, MediaBffError, type FolderContents, type Session } from './client/media-bff-client.js'
 import { accessTo, type Access } from './demo/access.js'
 import { takeAuthError } from './demo/auth-errors.js'
 import { renderCapabilities, renderCheckingCapabilities, renderFolderName } from './demo/capabilities.js'
@@ -43,6 +47,8 @@ import { createFolderBrowser } from './demo/folder-browser.js'
 import { rememberGrantAttempt, takeGrantAttempt, type GrantAttempt } from './demo/grant-attempt.js'
 import { setUpNewFolderForm } from './demo/new-folder.js'
 import { hideNotice, showNotice } from './demo/notice.js'
+import { endedNotice, expiringNotice } from './demo/session-notices.js'
+import { createSessionsPanel } from './demo/sessions-panel.js'
 import { folderFromUrl, pagePath } from './demo/page-url.js'
 import { renderSession } from './demo/session-view.js'
 import { makeShareLink } from './demo/share-link.js'
@@ -50,6 +56,8 @@ import { uploadBatch } from './demo/upload-flow.js'
 import { clearProgress, uploadButtonLabel } from './demo/upload-view.js'
 
 const bff = createMediaBffClient()
+// Every tab of this browser hears of sign-outs, added scopes and the coming timeout.
+const watch = bff.watchSession()
 const form = byId('upload-form', HTMLFormElement)
 const titleInput = byId('upload-title', HTMLInputElement)
 const uploadButton = byId('upload-button', HTMLButtonElement)
@@ -126,6 +134,8 @@ const newFolder = setUpNewFolderForm(bff, browser, (error) => {
   showFailure(error, failureContext('new folder', { action: 'new-folder' }))
 })
 
+const sessionsPanel = createSessionsPanel(bff, (error) => { showFailure(error, failureContext('session list')) })
+
 /** The actions each scope allows, the consent links (they return to the open folder), the files. */
 function renderAccess (): void {
   if (session?.authenticated !== true || !accessKnown) return
@@ -163,7 +173,7 @@ function setBusy (value: boolean): void {
 
 async function refreshSession (): Promise<void> {
   try {
-    session = await bff.getSession()
+    session = await watch.check()
   } catch (error) {
     session = undefined
     showFailure(error, { doing: 'session check', loginUrl: loginUrl() })
@@ -252,7 +262,7 @@ async function start (): Promise<void> {
   }
   if (session?.authenticated !== true) return
   renderCheckingCapabilities()
-  const [scopes] = await Promise.all([readEntitlements(), browser.open(folderFromUrl())])
+  const [scopes] = await Promise.all([readEntitlements(), browser.open(folderFromUrl()), sessionsPanel.refresh()])
   entitled = scopes
   accessKnown = true
   renderAccess()
@@ -272,20 +282,39 @@ byId('grant-manage', HTMLAnchorElement).addEventListener('click', () => {
 })
 signOutButton.addEventListener('click', () => {
   signOutButton.disabled = true
+  // The watcher hears of it (here and in every other tab): see 'ended' below.
   bff.logout()
-    .then(async () => {
-      clearProgress()
-      clearFileList()
-      picker.clear()
-      newFolder.close()
-      // Nothing is offered for the old session any more, even if a listing still in flight
-      // answers before the session is read again. (A new sign-in reloads the page.)
-      accessKnown = false
-      await refreshSession()
-      showNotice({ kind: 'info', code: 'signed_out', text: 'You are signed out of this site.' })
-    })
     .catch((error: unknown) => { showFailure(error, { doing: 'sign-out', loginUrl: loginUrl() }) })
     .finally(() => { signOutButton.disabled = false })
+})
+
+/** The session ended, however: nothing of it stays on the page. (A new sign-in reloads the page.) */
+function leaveSignedIn (): void {
+  clearProgress()
+  clearFileList()
+  picker.clear()
+  newFolder.close()
+  sessionsPanel.clear()
+  // Nothing is offered for the old session any more, even if a listing still in flight answers.
+  accessKnown = false
+  session = watch.session
+  renderSession(session, loginUrl())
+}
+
+watch.on('ended', (event) => {
+  leaveSignedIn()
+  showNotice(endedNotice(event, loginUrl()))
+})
+watch.on('scopes', () => {
+  // A consent in another tab: what this page offers follows.
+  session = watch.session
+  renderSession(session, loginUrl())
+  renderAccess()
+})
+watch.on('expiring', (event) => {
+  showNotice(expiringNotice(event, () => {
+    watch.staySignedIn().then(() => { hideNotice() }, (error: unknown) => { showFailure(error, { doing: 'session check', loginUrl: loginUrl() }) })
+  }))
 })
 
 start().catch((error: unknown) => { showFailure(error, { doing: 'page start', loginUrl: loginUrl() }) })

@@ -1,7 +1,8 @@
 // Sign-in, callback, session state and sign-out (README.md, "The contract"). Thin: validate, call the
 // domain, put the result in the session.
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyPluginAsyncTypebox, Static } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, LOGIN_URL } from '../src/errors.js'
 import { MAX_LENGTH as MAX_RETURN_TO_LENGTH, parseReturnPath } from '../src/oauth/return-to.js'
 import { parseScopes } from '../src/oauth/scopes.js'
@@ -179,9 +180,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     return await reply.header('cache-control', 'no-store').redirect(transaction.returnTo, 302)
   })
 
-  app.get('/auth/session', {
-    schema: { tags: ['auth'], summary: 'Who is signed in, with which scopes', response: { 200: SessionState, 503: ErrorBody } }
-  }, async (request, reply) => {
+  /** The session as GET /auth/session and the keep-alive answer it; a session whose grant is gone ends here. */
+  const sessionState = async (request: FastifyRequest, reply: FastifyReply): Promise<Static<typeof SessionState>> => {
     reply.header('cache-control', 'no-store')
     const { session } = request
     if (session?.grantId === undefined) return { authenticated: false, login_url: LOGIN_URL }
@@ -204,6 +204,19 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       absolute_expires_at: new Date(absoluteExpiresAt).toISOString(),
       reauth_required: grant.refreshToken === undefined && grant.expiresAt <= Date.now()
     }
+  }
+
+  app.get('/auth/session', {
+    schema: { tags: ['auth'], summary: 'Who is signed in, with which scopes, until when; reading it does not count as activity', response: { 200: SessionState, 503: ErrorBody } },
+    // Tabs ask this whenever they are looked at again: asking must not keep an idle session alive.
+    config: { touchesSession: false }
+  }, sessionState)
+
+  app.post('/auth/session/keepalive', {
+    schema: { tags: ['auth'], summary: '"Stay signed in": resets the idle timeout (never the absolute one) and answers like GET /auth/session', response: { 200: SessionState, 403: ErrorBody, 503: ErrorBody } }
+  }, async (request, reply) => {
+    if (request.session?.authenticatedAt !== undefined) request.session.lastSeen = Date.now()
+    return await sessionState(request, reply)
   })
 
   app.post('/auth/logout', {

@@ -1,7 +1,7 @@
 // Turns a failed call into a message that says what happened and what the user can do. The
 // scope codes matter most: insufficient_scope can be fixed by granting the permission (one
 // button), scope_not_granted cannot (the account lacks the right), so no button loops back.
-import { MediaBffError } from '../media-bff-client.js'
+import { MediaBffError } from '../client/media-bff-client.js'
 import { missingRightText } from './access.js'
 import { showNotice, type NoticeAction } from './notice.js'
 

@@ -2,7 +2,7 @@
 // file name, size and type, and per file a "Share link" action. With `share` granted it makes
 // the link; when the account may still grant it, it is a link to the consent page that comes
 // back and makes the link; without the right there is no action at all.
-import { safeHttpUrl, type MediaFile } from '../media-bff-client.js'
+import { safeHttpUrl, type MediaFile } from '../client/media-bff-client.js'
 import type { Access } from './access.js'
 import { byId, createElement } from './dom.js'
 import { extensionOf, formatBytes } from './format.js'

@@ -2,7 +2,7 @@
 // subfolder or back up through the breadcrumbs, and opening a folder by id (page start, back and
 // forward) by walking its parents up to home. Answers that arrive after a newer navigation are
 // dropped. The open folder is kept in the address (page-url.ts).
-import { MediaBffError, type FolderContents, type MediaBffClient } from '../media-bff-client.js'
+import { MediaBffError, type FolderContents, type MediaBffClient } from '../client/media-bff-client.js'
 import { readId } from './ids.js'
 import { folderFromUrl, showFolderInUrl } from './page-url.js'
 import { folderName, renderBreadcrumbs, renderFolderList, setFolderPickerDisabled, setFolderStatus, type Crumb } from './folder-view.js'

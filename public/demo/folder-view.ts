@@ -1,6 +1,6 @@
 // The folder picker's DOM: breadcrumbs from home to the open folder (each ancestor a button),
 // and the open folder's subfolders as buttons that enter them. Text only, never markup.
-import type { Folder } from '../media-bff-client.js'
+import type { Folder } from '../client/media-bff-client.js'
 import { byId, createElement } from './dom.js'
 import { readId } from './ids.js'
 

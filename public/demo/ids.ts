@@ -1,7 +1,7 @@
 // Ids as the media service sends them (numbers, perhaps digit strings): read once, as whole
 // numbers from 0 to 15 digits (what media-bff's relay takes in a path), so nothing else ends up
-// in a path or an attribute. media-bff-client.ts keeps its own copy of this check (idSegment),
-// as the module stays self-contained.
+// in a path or an attribute. The browser module (public/client/urls.ts, idSegment) keeps its own
+// copy of this check, as the module stays self-contained.
 
 const MAX_ID = 999_999_999_999_999
 

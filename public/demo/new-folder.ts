@@ -2,7 +2,7 @@
 // and then opens it, so the next upload goes there. The name is checked here first (1 to 255
 // characters, no control characters, which media-bff refuses, and no "/", which reads as a path)
 // so a typo gets a field message, not a refusal.
-import type { MediaBffClient } from '../media-bff-client.js'
+import type { MediaBffClient } from '../client/media-bff-client.js'
 import { byId } from './dom.js'
 import type { FolderBrowser } from './folder-browser.js'
 import { readId } from './ids.js'

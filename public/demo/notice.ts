@@ -8,9 +8,9 @@ export interface NoticeAction {
   /** Stable id of the action button, e.g. notice-grant. */
   id: string
   label: string
-  /** A navigation (sign-in, re-authorization): a link styled as a button. */
-  href: string
-  /** Runs just before the browser follows the link. */
+  /** A navigation (sign-in, re-authorization): a link styled as a button. Without it, a button. */
+  href?: string
+  /** Runs just before the browser follows the link, or when the button is pressed. */
   onFollow?: () => void
 }
 
@@ -32,9 +32,11 @@ export function showNotice ({ kind, code, text, action }: Notice): void {
   const actions = byId('notice-actions', HTMLDivElement)
   actions.replaceChildren()
   if (action !== undefined) {
-    const link = createElement('a', { className: 'button button--primary', text: action.label, attributes: { id: action.id, href: action.href } })
-    if (action.onFollow !== undefined) link.addEventListener('click', action.onFollow)
-    actions.append(link)
+    const control = action.href === undefined
+      ? createElement('button', { className: 'button button--primary', text: action.label, attributes: { id: action.id, type: 'button' } })
+      : createElement('a', { className: 'button button--primary', text: action.label, attributes: { id: action.id, href: action.href } })
+    if (action.onFollow !== undefined) control.addEventListener('click', action.onFollow)
+    actions.append(control)
   }
   actions.hidden = action === undefined
   notice.hidden = false

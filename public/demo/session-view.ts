@@ -1,8 +1,9 @@
-// The header: who is signed in, the permissions (scopes) they granted as chips, and the sign-in
-// or sign-out button; the library, upload and files panels only while signed in.
+// The header: who is signed in, until when at the latest, the permissions (scopes) they granted
+// as chips, and the sign-in or sign-out button; the library, upload, files and sessions panels
+// only while signed in.
 // body[data-session] says which state the page shows (loading, signed-in, signed-out, error),
 // for styles and for tests that wait on it.
-import type { Session } from '../media-bff-client.js'
+import type { Session } from '../client/media-bff-client.js'
 import { byId, createElement } from './dom.js'
 
 const scopeDescriptions: Record<string, string> = {
@@ -25,8 +26,14 @@ export function renderSession (session: Session | undefined, loginUrl: string): 
   signIn.hidden = signedIn
   byId('sign-in-panel', HTMLAnchorElement).href = loginUrl
   byId('signed-out-panel', HTMLElement).hidden = session === undefined || signedIn
-  for (const panel of ['library-panel', 'upload-panel', 'files-panel']) byId(panel, HTMLElement).hidden = !signedIn
+  for (const panel of ['library-panel', 'upload-panel', 'files-panel', 'sessions-panel']) byId(panel, HTMLElement).hidden = !signedIn
+  const until = byId('session-until', HTMLParagraphElement)
+  until.hidden = !signedIn
   if (session?.authenticated !== true) return
+  // The absolute end is told, not hidden: no "stay signed in" can move it.
+  const absolute = new Date(session.absolute_expires_at)
+  until.textContent = `Signed in until ${absolute.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })} at the latest`
+  until.dataset.absoluteExpiresAt = session.absolute_expires_at
 
   const name = session.user.name ?? session.user.email ?? 'Signed in'
   byId('user-name', HTMLSpanElement).textContent = name

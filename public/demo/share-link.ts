@@ -1,7 +1,7 @@
 // Making a share link for one file and handing it over: the link in a read-only field (so it
 // can also be selected by hand), a "Copy link" button using the asynchronous clipboard, and an
 // "Open" link. The link comes from the service, so it is shown only if it is http(s).
-import { MediaBffError, safeHttpUrl, type MediaBffClient } from '../media-bff-client.js'
+import { MediaBffError, safeHttpUrl, type MediaBffClient } from '../client/media-bff-client.js'
 import { createElement } from './dom.js'
 import type { ListedFile } from './file-list.js'
 

@@ -2,7 +2,7 @@
 // off, or the service could close the upload after the first file while the others are still on
 // their way), every file straight to the upload host in parallel with its progress row, then
 // finish. Outcomes are announced here; refusals of media-bff are thrown to the caller.
-import type { MediaBffClient } from '../media-bff-client.js'
+import type { MediaBffClient } from '../client/media-bff-client.js'
 import { readId } from './ids.js'
 import { showNotice } from './notice.js'
 import { addProgressRow } from './upload-view.js'

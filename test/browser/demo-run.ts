@@ -11,8 +11,12 @@ export interface DemoRun {
   stack: Awaited<ReturnType<typeof startStack>>
   context: BrowserContext
   page: Page
-  /** Script errors and CSP violations seen so far. */
+  /** Script errors and CSP violations seen so far, on every page of every context. */
   problems: string[]
+  /** Another page: in `context` (a tab of the same browser) or in a browser of its own. */
+  newPage: (inContext?: BrowserContext) => Promise<Page>
+  /** Another browser (its own cookies and storage), as a second device would be. */
+  newContext: () => Promise<BrowserContext>
 }
 
 export async function openDemo (t: Test, env: Record<string, string> = {}, emulator: EmulatorOptions = {}): Promise<DemoRun> {
@@ -20,15 +24,20 @@ export async function openDemo (t: Test, env: Record<string, string> = {}, emula
   t.teardown(stack.close)
   const chromium = await launchChromium()
   t.teardown(chromium.close)
-  const context = await chromium.browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: 'light' })
-  const page = await context.newPage()
-  page.setDefaultTimeout(15_000)
-  // A page error or a CSP violation is a bug of the demo; fail loudly rather than time out later.
   const problems: string[] = []
-  page.on('pageerror', (error) => { problems.push(`page error: ${error.message}`) })
-  // Chromium logs every non-2xx answer as an error; those are refusals the page handles.
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource: the server responded with a status of')) problems.push(`console: ${message.text()}`)
-  })
-  return { stack, context, page, problems }
+  const newContext = async (): Promise<BrowserContext> => await chromium.browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: 'light' })
+  const newPage = async (inContext: BrowserContext = context): Promise<Page> => {
+    const page = await inContext.newPage()
+    page.setDefaultTimeout(15_000)
+    // A page error or a CSP violation is a bug of the demo; fail loudly rather than time out later.
+    page.on('pageerror', (error) => { problems.push(`page error: ${error.message}`) })
+    // Chromium logs every non-2xx answer as an error; those are refusals the page handles.
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource: the server responded with a status of')) problems.push(`console: ${message.text()}`)
+    })
+    return page
+  }
+  const context = await newContext()
+  const page = await newPage()
+  return { stack, context, page, problems, newPage, newContext }
 }

@@ -2,7 +2,7 @@
 // (method, path, headers, body), ids checked before anything is sent, and answers and refusals
 // read as the contract describes them.
 import t, { type Test } from 'tap'
-import { createMediaBffClient, MediaBffError, safeHttpUrl } from '../../public/media-bff-client.js'
+import { createMediaBffClient, MediaBffError, safeHttpUrl } from '../../public/client/media-bff-client.js'
 
 interface Sent {
   url: string

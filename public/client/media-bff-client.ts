@@ -1,0 +1,102 @@
+/**
+ * media-bff browser client: a small, dependency-free ES module for a website's front-end. It
+ * talks to media-bff (cookie session) for sign-in state, upload registrations and the media
+ * service operations media-bff relays under /api/ (folders, files, sharing), posts files straight
+ * to the media service's upload host, and tells the page when its session changes. The page
+ * never holds an OAuth token: media-bff keeps them, the browser only has its HttpOnly cookie.
+ *
+ * media-bff serves this module, built, at `/client/<version>/media-bff-client.js` (with its
+ * `.d.ts` beside it); README.md, "The browser module", shows both ways of using it.
+ */
+import { clientError, type MediaBffError } from './errors.js'
+import { callBff, type CallSettings } from './http.js'
+import { navigation, type Navigation } from './navigation.js'
+import { callOptions, relayCalls, type RelayCalls } from './relay.js'
+import { watchSession, type SessionWatch, type SessionWatchOptions } from './session-watch.js'
+import type { CallOptions, FinishResult, Session, SessionListItem, UploadRegistration, UploadRegistrationOptions } from './types.js'
+import { uploadFile } from './upload.js'
+
+export { MediaBffError, type UpstreamFailure } from './errors.js'
+export { safeHttpUrl } from './urls.js'
+export { uploadFile } from './upload.js'
+export type { ApiMethod, RelayCalls } from './relay.js'
+export type { LoginOptions, Navigation } from './navigation.js'
+export type { SessionEvents, SessionListener, SessionWatch, SessionWatchOptions } from './session-watch.js'
+export type * from './types.js'
+
+export interface MediaBffClientOptions {
+  /** Where media-bff is mounted; '' (the default) when it serves this page's origin. */
+  baseUrl?: string
+  /** Deadline of each call to media-bff unless the call says otherwise; default 30 seconds. */
+  timeoutMs?: number
+  /** How the browser is sent elsewhere (signIn, follow); default `location.assign`. */
+  navigate?: (url: string) => void
+}
+
+export interface MediaBffClient extends RelayCalls, Navigation {
+  getSession: (options?: CallOptions) => Promise<Session>
+  /** Signs out here; every tab of this browser that watches the session hears of it. */
+  logout: (options?: CallOptions) => Promise<void>
+  registerUpload: (request: { folderId: number, title?: string, options?: UploadRegistrationOptions }, options?: CallOptions) => Promise<UploadRegistration>
+  uploadFile: typeof uploadFile
+  finishUpload: (registration: Pick<UploadRegistration, 'finish_url'>, options?: CallOptions) => Promise<FinishResult>
+  /** The signed-in person's sessions on this deployment: on their other devices too. */
+  sessions: {
+    /** Most recently active first; `current` marks this browser's. */
+    list: (options?: CallOptions) => Promise<SessionListItem[]>
+    /** Ends one (its grant too) on every instance; ending this browser's own signs it out. */
+    end: (id: string, options?: CallOptions) => Promise<{ ended: number, signed_out: boolean }>
+    /** Ends every session but this browser's; resolves to how many were ended. */
+    endOthers: (options?: CallOptions) => Promise<number>
+  }
+  /**
+   * Starts watching the session for this tab: its `ended`, `scopes` and `expiring` events
+   * (session-watch.ts). Call check() once to learn the session and start the expiry timers.
+   */
+  watchSession: (options?: SessionWatchOptions) => SessionWatch
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000
+
+export function createMediaBffClient ({ baseUrl = '', timeoutMs = DEFAULT_TIMEOUT_MS, navigate = (url) => { location.assign(url) } }: MediaBffClientOptions = {}): MediaBffClient {
+  const root = baseUrl.replace(/\/+$/, '')
+  const signInLost = new Set<(error: MediaBffError) => void>()
+  const signedOut = new Set<() => void>()
+  const settings: CallSettings = { root, timeoutMs, onSignInLost: (error) => { for (const listener of signInLost) listener(error) } }
+  const listen = <T>(set: Set<T>, listener: T): () => void => { set.add(listener); return () => { set.delete(listener) } }
+  const getSession = async (options?: CallOptions): Promise<Session> => await callBff<Session>(settings, 'GET', '/auth/session', undefined, callOptions(options))
+  return {
+    ...relayCalls(settings),
+    ...navigation(root, navigate),
+    getSession,
+    logout: async (options) => {
+      await callBff(settings, 'POST', '/auth/logout', undefined, callOptions(options))
+      for (const listener of signedOut) listener()
+    },
+    registerUpload: async ({ folderId, title, options }, call) => await callBff<UploadRegistration>(settings, 'POST', '/uploads/register', {
+      folder_id: folderId,
+      ...(title === undefined || title === '' ? {} : { title }),
+      ...(options === undefined ? {} : { options })
+    }, callOptions(call)),
+    uploadFile,
+    finishUpload: async (registration, options) => await callBff<FinishResult>(settings, 'POST', registration.finish_url, undefined, callOptions(options)),
+    sessions: {
+      list: async (options) => (await callBff<{ sessions: SessionListItem[] }>(settings, 'GET', '/auth/sessions', undefined, callOptions(options))).sessions,
+      end: async (id, options) => {
+        if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw clientError('That is not a session id from sessions.list().', 'id')
+        const answer = await callBff<{ ended: number, signed_out: boolean }>(settings, 'DELETE', `/auth/sessions/${id}`, undefined, callOptions(options))
+        if (answer.signed_out) for (const listener of signedOut) listener()
+        return answer
+      },
+      endOthers: async (options) => (await callBff<{ ended: number }>(settings, 'POST', '/auth/sessions/end-others', undefined, callOptions(options))).ended
+    },
+    watchSession: (options) => watchSession({
+      // One channel per media-bff: tabs of sites using another one do not hear each other.
+      channelName: `media-bff ${new URL(root === '' ? '/' : root, location.href).href}`,
+      getSession,
+      keepAlive: async () => await callBff<Session>(settings, 'POST', '/auth/session/keepalive'),
+      onSignInLost: (listener) => listen(signInLost, listener),
+      onSignedOut: (listener) => listen(signedOut, listener)
+    }, options)
+  }
+}

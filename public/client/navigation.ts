@@ -1,0 +1,57 @@
+// Where a page sends the browser when media-bff says the sign-in is missing or a scope is: to
+// sign-in or to consent, and back to the very place the person was (path, query and fragment).
+import { MediaBffError } from './errors.js'
+
+export interface LoginOptions {
+  /** Where to come back to, a path on media-bff's origin; default this page's place when it is on that origin, else '/'. */
+  returnTo?: string
+  /** Scopes to ask for on top of the configured and already granted ones, space-separated. */
+  scope?: string
+}
+
+export interface Navigation {
+  /** media-bff's sign-in URL: assign it to `location`, it is not a fetch. */
+  loginUrl: (options?: LoginOptions) => string
+  /** Navigates to sign-in (or to consent, with `scope`), coming back here. */
+  signIn: (options?: LoginOptions) => void
+  /**
+   * Follows what a failure asks of the person: sign in again (`login_required`,
+   * `reauth_required`) or grant what is missing (`insufficient_scope`), coming back to this very
+   * place. True when it navigated; false for anything else, including `scope_not_granted` (the
+   * account lacks the right: show `error.message` instead of asking again).
+   */
+  follow: (error: unknown, options?: { returnTo?: string }) => boolean
+}
+
+export function navigation (root: string, navigate: (url: string) => void): Navigation {
+  const here = (): string => {
+    if (typeof location === 'undefined') return '/'
+    // A page on another origin cannot be returned to by media-bff (return_to is one of its own paths).
+    const onBffOrigin = root === '' || new URL(root, location.href).origin === location.origin
+    return onBffOrigin ? `${location.pathname}${location.search}${location.hash}` : '/'
+  }
+  const loginUrl = ({ returnTo = here(), scope }: LoginOptions = {}): string => {
+    const query = new URLSearchParams({ return_to: returnTo })
+    if (scope !== undefined) query.set('scope', scope)
+    return `${root}/auth/login?${query.toString()}`
+  }
+  return {
+    loginUrl,
+    signIn: (options) => { navigate(loginUrl(options)) },
+    follow: (error, { returnTo = here() } = {}) => {
+      if (!(error instanceof MediaBffError)) return false
+      if (error.needsSignIn) {
+        navigate(loginUrl({ returnTo }))
+        return true
+      }
+      if (error.code === 'insufficient_scope' && error.reauthorizeUrl !== undefined) {
+        // media-bff names the scopes to ask for; the page knows best where to come back to.
+        const url = new URL(error.reauthorizeUrl, typeof location === 'undefined' ? 'https://page.invalid/' : location.href)
+        url.searchParams.set('return_to', returnTo)
+        navigate(root === '' ? `${url.pathname}${url.search}` : url.href)
+        return true
+      }
+      return false
+    }
+  }
+}
