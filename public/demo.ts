@@ -1,40 +1,11 @@
 // The media-bff demo page: sign in through media-bff, pick a folder of your media library,
 // upload files straight from the browser to the media service's upload host, and share them.
 // Bundled by `npm run build:demo` and served as /demo.js by plugins/demo-site.ts; it uses only
-// the browser module in public/client/, as website authors use it. Permissions are asked for before the
-// person starts (the session says what is granted, user/info what the account could grant).
+// the browser module in public/client/, as website authors use it. Permissions are asked for
+// before the person starts (the session says what is granted, user/info what the account could
+// grant).
 //
-// Stable hooks for tests and for anyone restyling the page:
-//   body[data-session]        loading | signed-in | signed-out | error
-//   body[data-folder-id]      the open folder once its contents are shown (also ?folder= in the address)
-//   #sign-in, #sign-in-panel  links to /auth/login?return_to=<this page> (navigations)
-//   #sign-out                 button: POST /auth/logout
-//   #user-name, #user-email   who is signed in
-//   #scope-list > li.chip[data-scope]   granted scopes
-//   #notice[data-kind][data-code], #notice-text   the message area; data-code is the error code
-//                             (insufficient_scope, scope_not_granted, upstream_refused, ...) or a page
-//                             event (upload_granted, manage_granted, share_granted, upload_done,
-//                             folder_created, folder_not_found, signed_out)
-//   #notice-grant             inside #notice for insufficient_scope: goes to reauthorize_url
-//   #notice-sign-in           inside #notice for login_required / reauth_required, session_ended, session_expired
-//   #stay-signed-in           inside #notice for session_expiring (when the idle timeout is what ends it)
-//   #session-until[data-absolute-expires-at]   when the session ends at the latest
-//   #sessions-panel: see demo/sessions-panel.ts; notice codes signed_out_elsewhere, session_ended,
-//                             session_expired, session_expiring, other_sessions_ended
-//   #library-panel: #breadcrumbs button.crumb[data-folder-id], span[aria-current=page][data-folder-id],
-//     #folder-list button[data-testid=folder][data-folder-id][data-folder-name], #target-folder-name,
-//     #new-folder (manage granted) or #grant-manage (may be granted), #new-folder-form,
-//     #new-folder-name, #create-folder, #cancel-new-folder
-//   #upload-panel[data-upload=granted|grantable|denied]: #allow-uploads, #upload-unavailable,
-//     #upload-form, #upload-title, #file-input, #drop-zone,
-//     #chosen-files > [data-testid=chosen-file][data-file-name], #upload-button, #clear-files,
-//     #progress-list > [data-testid=upload-item][data-file-name][data-state=uploading|done|failed]
-//                             each with progress[data-testid=upload-progress] (value and
-//                             data-progress 0–100) and [data-testid=upload-status]
-//   #files-panel: #file-list > [data-testid=folder-file][data-file-id][data-title][data-filename][data-fresh]
-//     each with [data-testid=file-meta], [data-testid=share-file] (a button, or a link with
-//     data-grant=share to the consent page) and [data-testid=share-box] holding
-//     input[data-testid=share-link-url], button[data-testid=copy-share-link][data-copied]
+// The page's stable hooks (ids and data attributes for tests and restyling): public/demo/README.md.
 import { createMediaBffClient, MediaBffError, type FolderContents, type Session } from './client/media-bff-client.js'
 import { accessTo, type Access } from './demo/access.js'
 import { takeAuthError } from './demo/auth-errors.js'
@@ -47,7 +18,7 @@ import { createFolderBrowser } from './demo/folder-browser.js'
 import { rememberGrantAttempt, takeGrantAttempt, type GrantAttempt } from './demo/grant-attempt.js'
 import { setUpNewFolderForm } from './demo/new-folder.js'
 import { hideNotice, showNotice } from './demo/notice.js'
-import { endedNotice, expiringNotice } from './demo/session-notices.js'
+import { followSessionChanges } from './demo/session-changes.js'
 import { createSessionsPanel } from './demo/sessions-panel.js'
 import { folderFromUrl, pagePath } from './demo/page-url.js'
 import { renderSession } from './demo/session-view.js'
@@ -301,20 +272,15 @@ function leaveSignedIn (): void {
   renderSession(session, loginUrl())
 }
 
-watch.on('ended', (event) => {
-  leaveSignedIn()
-  showNotice(endedNotice(event, loginUrl()))
-})
-watch.on('scopes', () => {
-  // A consent in another tab: what this page offers follows.
-  session = watch.session
-  renderSession(session, loginUrl())
-  renderAccess()
-})
-watch.on('expiring', (event) => {
-  showNotice(expiringNotice(event, () => {
-    watch.staySignedIn().then(() => { hideNotice() }, (error: unknown) => { showFailure(error, { doing: 'session check', loginUrl: loginUrl() }) })
-  }))
+followSessionChanges(watch, {
+  loginUrl,
+  leaveSignedIn,
+  showGranted: () => {
+    // A consent in another tab: what this page offers follows.
+    session = watch.session
+    renderSession(session, loginUrl())
+    renderAccess()
+  }
 })
 
 start().catch((error: unknown) => { showFailure(error, { doing: 'page start', loginUrl: loginUrl() }) })
