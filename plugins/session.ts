@@ -174,6 +174,9 @@ async function beginSession (app: FastifyInstance, request: FastifyRequest, sign
   if (previousPerson !== undefined && previousHandle !== undefined && !samePerson) await app.personSessions.forget(previousPerson, previousHandle)
   const handle = newSessionHandle()
   Object.assign(request.session, signedIn, { handle })
+  // A Secure cookie is not issued over plain http (a proxy not in TRUST_PROXY, say): no session
+  // comes of it, so there is nothing to save or index (@fastify/session skips it as it answers).
+  if (app.config.session.secureCookie && request.protocol !== 'https') return
   // Saved now rather than as the answer goes out (which then has nothing left to save), so that
   // the session exists before anyone can find it in the index.
   await request.session.save()

@@ -81,6 +81,18 @@ t.test('the proxy does not publish /metrics or /docs; each replica serves them o
   await docs.body.dump()
 })
 
+t.test('the proxy does not publish the operators\' lever; a replica answers it with OPERATOR_TOKEN', async (t) => {
+  const operator = { authorization: `Bearer ${stack.operatorToken}`, 'x-csrf': '1' }
+  // A user nobody signed in as: this must end nothing the other tests rely on.
+  for (const path of ['/operator/users/default/nobody/sessions', '//operator/users/default/nobody/sessions', '/%6Fperator/users/default/nobody/sessions']) {
+    const answer = await stack.browser().fetch('DELETE', path, { headers: operator })
+    t.equal(answer.status, 404, `${path} through nginx`)
+  }
+  const direct = await request(`${replicaA.url}/operator/users/default/nobody/sessions`, { method: 'DELETE', headers: operator })
+  t.equal(direct.statusCode, 200, 'on the replica itself')
+  t.same(await direct.body.json(), { ended: 0 })
+})
+
 t.test('X-Forwarded-For: believed from the proxy, a client\'s own entries ignored', async (t) => {
   const loggedIp = async (replica: typeof replicaA, path: string): Promise<unknown> => {
     const line = await replica.waitForLog((l) => l.msg === 'incoming request' && (l.req as { path?: string } | undefined)?.path === path)

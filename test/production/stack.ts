@@ -40,6 +40,8 @@ export interface ProductionStack {
   env: Env
   /** METRICS_TOKEN of the replicas: /metrics and /docs answer only `Authorization: Bearer` it. */
   metricsToken: string
+  /** OPERATOR_TOKEN of the replicas: their operators' lever answers only `Authorization: Bearer` it. */
+  operatorToken: string
   /** A browser talking to nginx over https. */
   browser: () => Browser
   /** Starts one more media-bff on the same Redis and emulator (not behind nginx). */
@@ -82,6 +84,7 @@ export async function startProductionStack (t: Teardown, options: StackOptions =
 
   const keyPrefix = `prod-${randomBytes(4).toString('hex')}:`
   const metricsToken = randomBytes(32).toString('base64url')
+  const operatorToken = randomBytes(32).toString('base64url')
   const env: Env = {
     NODE_ENV: 'production',
     PUBLIC_URL: publicUrl,
@@ -103,6 +106,7 @@ export async function startProductionStack (t: Teardown, options: StackOptions =
     REDIS_KEY_PREFIX: keyPrefix,
     // As production should: /metrics and /docs for the operators' token only.
     METRICS_TOKEN: metricsToken,
+    OPERATOR_TOKEN: operatorToken,
     // Every request of these tests comes from 127.0.0.1.
     ...UNLIMITED_RATES,
     ...options.env
@@ -139,6 +143,7 @@ export async function startProductionStack (t: Teardown, options: StackOptions =
     keyPrefix,
     env,
     metricsToken,
+    operatorToken,
     browser: () => new Browser(publicUrl),
     startReplica,
     servedBy: (response) => {
