@@ -165,6 +165,7 @@ export function renderResults (r: Results, analysis: string | undefined): string
     if (red !== undefined) {
       rows.push(['Redis: `sess:` key', bytes(red.sessionKeyBytes), `MEMORY USAGE, mean of ${red.sessions}+ keys; value ${bytes(red.sessionValueBytes)}`])
       rows.push(['Redis: `grant:` key', bytes(red.grantKeyBytes), `MEMORY USAGE; value ${bytes(red.grantValueBytes)} (sealed)`])
+      rows.push(['Redis: a person\'s session index, per session', bytes(red.indexBytesPerSession), 'MEMORY USAGE of the `people:` hashes over the sessions they hold'])
       rows.push(['Redis: used_memory growth per sign-in', bytes(red.usedMemoryPerSignIn), 'keys plus the server\'s own bookkeeping'])
     }
     out.push(table(['measure', 'bytes', 'how'], rows), '')

@@ -6,6 +6,7 @@ import { freePort } from '../../test/helpers/ports.js'
 import { TEST_SESSION_SECRET } from '../../test/helpers/bff.js'
 import type { EmulatorOptions } from '../../src/emulator/index.js'
 import { startChild, type BenchChild } from './child.js'
+import { benchUsers } from './sign-in.js'
 
 export interface EmulatorInfo {
   baseUrl: string
@@ -151,7 +152,7 @@ export async function startHostileTenantStack (): Promise<HostileTenantStack> {
 export async function startBffStack (env: Record<string, string> = {}, emulatorOptions: EmulatorOptions = {}, flags: ServerFlags = {}): Promise<BffStack> {
   const port = await freePort()
   const publicUrl = `http://127.0.0.1:${port}`
-  const emulator = await startEmulatorProcess({ redirectUri: `${publicUrl}/auth/callback`, ...emulatorOptions })
+  const emulator = await startEmulatorProcess({ redirectUri: `${publicUrl}/auth/callback`, users: benchUsers(), ...emulatorOptions })
   const fullEnv = bffEnv(emulator, publicUrl, env)
   const bff = await startBffProcess(fullEnv, port, flags)
   const stack: BffStack = {

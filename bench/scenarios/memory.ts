@@ -60,6 +60,8 @@ export interface RedisMemoryResult {
   /** Mean MEMORY USAGE of a `sess:` key and of a `grant:` key. */
   sessionKeyBytes: number
   grantKeyBytes: number
+  /** MEMORY USAGE of the people's session indexes (`people:` hashes), per session they hold. */
+  indexBytesPerSession: number
   /** Growth of Redis used_memory per sign-in: the keys plus the server's own bookkeeping. */
   usedMemoryPerSignIn: number
   /** Value lengths, to tell the data from Redis's overhead. */
@@ -89,10 +91,18 @@ export async function redisMemoryScenario (stack: BffStack, redis: BenchRedis, p
   }
   const session = await measure('sess')
   const grant = await measure('grant')
+  const indexes = await redis.client.keys(`${prefix}people:*`)
+  let indexBytes = 0
+  let indexed = 0
+  for (const key of indexes) {
+    indexBytes += Number(await redis.client.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'))
+    indexed += await redis.client.hlen(key)
+  }
   return {
     sessions,
     sessionKeyBytes: session.usage,
     grantKeyBytes: grant.usage,
+    indexBytesPerSession: indexBytes / Math.max(1, indexed),
     usedMemoryPerSignIn: (after - before) / sessions,
     sessionValueBytes: session.length,
     grantValueBytes: grant.length
