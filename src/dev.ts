@@ -1,6 +1,7 @@
 // `npm start`: the local demo. Starts the embedded media-service emulator and media-bff with the
 // demo website on http://localhost:3000, prints where to go and who can sign in, and stops both
-// on Ctrl-C. Everything can be overridden from the environment; nothing here is for production.
+// on Ctrl-C. Everything can be overridden from the environment or a .env file (the environment
+// winning); nothing here is for production.
 import { randomBytes } from 'node:crypto'
 import closeWithGrace from 'close-with-grace'
 import { readEmulatorEnv } from './emulator/env-options.js'
@@ -8,8 +9,9 @@ import { startEmulator } from './emulator/index.js'
 import { ConfigError, loadConfig } from './config.js'
 import { EnvReader } from './env-reader.js'
 import { buildApp } from './app.js'
+import { withEnvFile } from './env-file.js'
 
-const env = process.env
+const env = withEnvFile(process.env)
 
 // PORT, PUBLIC_URL and EMULATOR_* are read before anything starts, with one reader, so a bad
 // value is reported by name (exit 78, as loadConfig's problems are) and never becomes NaN.

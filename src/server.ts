@@ -1,15 +1,17 @@
 // Production entry point (`npm run serve`, the container's command): configuration from the
-// environment, listen, and a graceful close on SIGTERM/SIGINT. Never starts the emulator.
+// environment (and a .env file when there is one, the environment winning), listen, and a
+// graceful close on SIGTERM/SIGINT. Never starts the emulator.
 import closeWithGrace from 'close-with-grace'
 import { ConfigError, loadConfig } from './config.js'
 import { buildApp } from './app.js'
+import { withEnvFile } from './env-file.js'
 
 const GRACE_MS = 20_000
 
 async function main (): Promise<void> {
   let config
   try {
-    config = loadConfig(process.env)
+    config = loadConfig(withEnvFile(process.env))
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`)

@@ -1,0 +1,79 @@
+// .env: read by `npm start` and `npm run serve` when present, the environment winning
+// (src/env-file.ts), and the compiled server run from a directory holding one.
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t, { type Test } from 'tap'
+import { request } from 'undici'
+import { withEnvFile } from '../src/env-file.js'
+import { ConfigError } from '../src/config.js'
+import { startEmulator } from '../src/emulator/index.js'
+import { startBffProcess } from './helpers/processes.js'
+import { TEST_SESSION_SECRET, testTokenKey } from './helpers/bff.js'
+
+const server = fileURLToPath(new URL('../dist/src/server.js', import.meta.url))
+
+async function directoryWith (t: Test, dotEnv?: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'media-bff-env-'))
+  t.teardown(async () => { await rm(dir, { recursive: true, force: true }) })
+  if (dotEnv !== undefined) await writeFile(join(dir, '.env'), dotEnv)
+  return dir
+}
+
+t.test('the file adds what the environment does not set; the environment wins', async (t) => {
+  const dir = await directoryWith(t, [
+    '# a comment, as in .env.example',
+    'PUBLIC_URL=https://from-file.example',
+    'LOG_LEVEL=warn',
+    'OAUTH_SCOPES="basic user.info"',
+    'EMPTY=',
+    ''
+  ].join('\n'))
+  const env = withEnvFile({ PUBLIC_URL: 'https://from-environment.example', OTHER: 'kept' }, join(dir, '.env'))
+  t.equal(env.PUBLIC_URL, 'https://from-environment.example', 'the environment wins')
+  t.equal(env.LOG_LEVEL, 'warn', 'the file fills in')
+  t.equal(env.OAUTH_SCOPES, 'basic user.info', 'quotes are the file format\'s')
+  t.equal(env.OTHER, 'kept')
+  t.equal(env.EMPTY, '')
+})
+
+t.test('no file: the environment as it is; an unreadable one: a configuration error naming it', async (t) => {
+  const dir = await directoryWith(t)
+  const env = { PUBLIC_URL: 'https://x.example' }
+  t.equal(withEnvFile(env, join(dir, '.env')), env)
+  await mkdir(join(dir, 'dir.env'))
+  t.throws(() => withEnvFile(env, join(dir, 'dir.env')), ConfigError)
+  t.match((() => { try { withEnvFile(env, join(dir, 'dir.env')) } catch (error) { return (error as Error).message } })(), /dir\.env: cannot be read \(EISDIR\)/)
+})
+
+t.test('npm run serve (the compiled server) reads .env from its working directory; its environment wins', async (t) => {
+  const emulator = await startEmulator({ apiPort: 0, uploadPort: 0 })
+  t.teardown(emulator.stop)
+  const metricsToken = 'metrics-token-from-dotenv-0123456789abcdef'
+  const dir = await directoryWith(t, [
+    'PUBLIC_URL=http://127.0.0.1:3999',
+    `MEDIA_BASE_URL=${emulator.baseUrl}`,
+    `OAUTH_CLIENT_ID=${emulator.clientId}`,
+    `OAUTH_CLIENT_SECRET=${emulator.clientSecret}`,
+    `SESSION_SECRETS=${TEST_SESSION_SECRET}`,
+    `TOKEN_KEYS=${testTokenKey()}`,
+    `METRICS_TOKEN=${metricsToken}`,
+    'DEMO_SITE=on',
+    // The test's own PORT and HOST (startBffProcess sets them) must win over these.
+    'PORT=1',
+    'HOST=192.0.2.1'
+  ].join('\n'))
+  const bff = await startBffProcess({ name: 'serve with .env', env: { DEMO_SITE: 'off' }, cwd: dir, args: [server] })
+  t.teardown(async () => { await bff.stop() })
+  t.equal((await request(`${bff.url}/healthz`)).statusCode, 200, 'listening where the environment says')
+  const hidden = await request(`${bff.url}/metrics`)
+  await hidden.body.dump()
+  t.equal(hidden.statusCode, 404, 'METRICS_TOKEN from .env guards /metrics')
+  const shown = await request(`${bff.url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })
+  await shown.body.dump()
+  t.equal(shown.statusCode, 200)
+  const demo = await request(`${bff.url}/`)
+  await demo.body.dump()
+  t.equal(demo.statusCode, 404, 'DEMO_SITE=off from the environment beats the file\'s on')
+})
