@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox, Static } from '@fastify/type-provider-t
 import { Type } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, LOGIN_URL } from '../src/errors.js'
-import { MAX_LENGTH as MAX_RETURN_TO_LENGTH, parseReturnPath } from '../src/oauth/return-to.js'
+import { MAX_LENGTH as MAX_RETURN_TO_LENGTH, parseReturnTarget } from '../src/oauth/return-to.js'
 import { parseScopes } from '../src/oauth/scopes.js'
 import { completeSignIn, LoginReplayedError, startSignIn } from '../src/oauth/sign-in.js'
 import { sessionAfterSignIn } from '../src/oauth/session-after-sign-in.js'
@@ -46,6 +46,7 @@ const SessionState = Type.Object({
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { config } = app
+  const siteOrigins: ReadonlySet<string> = new Set(config.allowedOrigins)
   const cookieOptions = { httpOnly: true, secure: config.session.secureCookie, sameSite: 'lax' as const, path: '/' }
   // A login cookie lives exactly as long as the sign-in it carries (LOGIN_TIMEOUT).
   const loginCookieMaxAgeS = Math.max(1, Math.ceil(config.session.loginTimeoutMs / 1000))
@@ -56,9 +57,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     const { query } = request
     const session = request.session as Partial<typeof request.session> | null
-    const returnTo = query.return_to === undefined ? '/' : parseReturnPath(query.return_to)
+    const returnTo = query.return_to === undefined ? '/' : parseReturnTarget(query.return_to, siteOrigins)
     if (returnTo === undefined) {
-      throw new AppError('invalid_request', 'return_to must be a path on this site, such as /uploads.', { details: { field: 'return_to' } })
+      throw new AppError('invalid_request', 'return_to must be a path on this site, such as /uploads, or a URL on an origin of ALLOWED_ORIGINS.', { details: { field: 'return_to' } })
     }
     // The transaction stores the normalised path, which percent-encoding can make several times
     // longer than the query's: the bound applies to what is stored.
@@ -235,7 +236,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 export default routes
 
 function withAuthError (returnTo: string, code: string): string {
+  const local = returnTo.startsWith('/')
   const url = new URL(returnTo, 'https://return-to.invalid')
   url.searchParams.set('auth_error', code)
-  return `${url.pathname}${url.search}${url.hash}`
+  return local ? `${url.pathname}${url.search}${url.hash}` : url.href
 }

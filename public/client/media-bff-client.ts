@@ -10,7 +10,7 @@
  */
 import { clientError, type MediaBffError } from './errors.js'
 import { callBff, type CallSettings } from './http.js'
-import { navigation, type Navigation } from './navigation.js'
+import { navigation, type PageNavigation } from './navigation.js'
 import { callOptions, relayCalls, type RelayCalls } from './relay.js'
 import { watchSession, type SessionWatch, type SessionWatchOptions } from './session-watch.js'
 import type { CallOptions, FinishResult, Session, SessionListItem, UploadRegistration, UploadRegistrationOptions } from './types.js'
@@ -20,7 +20,7 @@ export { MediaBffError, type UpstreamFailure } from './errors.js'
 export { safeHttpUrl } from './urls.js'
 export { uploadFile } from './upload.js'
 export type { ApiMethod, RelayCalls } from './relay.js'
-export type { LoginOptions, Navigation } from './navigation.js'
+export type { LoginOptions, PageNavigation } from './navigation.js'
 export type { SessionEvents, SessionListener, SessionWatch, SessionWatchOptions } from './session-watch.js'
 export type * from './types.js'
 
@@ -33,7 +33,7 @@ export interface MediaBffClientOptions {
   navigate?: (url: string) => void
 }
 
-export interface MediaBffClient extends RelayCalls, Navigation {
+export interface MediaBffClient extends RelayCalls, PageNavigation {
   getSession: (options?: CallOptions) => Promise<Session>
   /** Signs out here; every tab of this browser that watches the session hears of it. */
   logout: (options?: CallOptions) => Promise<void>

@@ -3,13 +3,16 @@
 import { MediaBffError } from './errors.js'
 
 export interface LoginOptions {
-  /** Where to come back to, a path on media-bff's origin; default this page's place when it is on that origin, else '/'. */
+  /**
+   * Where to come back to: a path on media-bff's origin, or a URL on an origin media-bff lists in
+   * ALLOWED_ORIGINS; default this page's place (path, query and fragment).
+   */
   returnTo?: string
   /** Scopes to ask for on top of the configured and already granted ones, space-separated. */
   scope?: string
 }
 
-export interface Navigation {
+export interface PageNavigation {
   /** media-bff's sign-in URL: assign it to `location`, it is not a fetch. */
   loginUrl: (options?: LoginOptions) => string
   /** Navigates to sign-in (or to consent, with `scope`), coming back here. */
@@ -23,12 +26,13 @@ export interface Navigation {
   follow: (error: unknown, options?: { returnTo?: string }) => boolean
 }
 
-export function navigation (root: string, navigate: (url: string) => void): Navigation {
+export function navigation (root: string, navigate: (url: string) => void): PageNavigation {
   const here = (): string => {
     if (typeof location === 'undefined') return '/'
-    // A page on another origin cannot be returned to by media-bff (return_to is one of its own paths).
+    // On media-bff's origin a path; on another one (listed in media-bff's ALLOWED_ORIGINS, as it
+    // must be for the page's calls anyway) the whole address.
     const onBffOrigin = root === '' || new URL(root, location.href).origin === location.origin
-    return onBffOrigin ? `${location.pathname}${location.search}${location.hash}` : '/'
+    return onBffOrigin ? `${location.pathname}${location.search}${location.hash}` : location.href
   }
   const loginUrl = ({ returnTo = here(), scope }: LoginOptions = {}): string => {
     const query = new URLSearchParams({ return_to: returnTo })

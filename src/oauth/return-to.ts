@@ -1,8 +1,9 @@
-// `return_to` must be a path on this site. Anything a browser could read as another origin
-// (//evil, /\evil, a scheme, control characters, encoded variants of those) is refused, so the
-// login flow can never become an open redirect.
+// `return_to` must be a path on this site, or a URL on one of the website origins media-bff serves
+// (ALLOWED_ORIGINS, exactly). Anything a browser could read as another origin (//evil, /\evil, a
+// scheme, control characters, encoded variants of those) is refused, so the login flow can never
+// become an open redirect.
 
-/** Longest return path, raw and once normalised: it is stored in every login transaction. */
+/** Longest return path or URL, raw and once normalised: it is carried in every login transaction. */
 export const MAX_LENGTH = 1024
 
 const BASE = 'https://return-to.invalid'
@@ -69,6 +70,27 @@ function tryDecode (value: string): string | undefined {
   } catch {
     return undefined
   }
+}
+
+/**
+ * Where a sign-in may come back to: a local path (parseReturnPath), or an absolute URL whose
+ * origin is exactly one of `siteOrigins` (a website on another origin that uses media-bff), with
+ * the rest of it checked as a local path. Undefined otherwise.
+ */
+export function parseReturnTarget (value: string, siteOrigins: ReadonlySet<string>): string | undefined {
+  if (value.startsWith('/')) return parseReturnPath(value)
+  if (value.length > MAX_LENGTH) return undefined
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return undefined
+  }
+  // The raw text must spell the origin exactly as listed: nothing the URL parser would forgive
+  // (case, a default port, whitespace, backslashes) stands between the two.
+  if (!siteOrigins.has(url.origin) || !value.startsWith(url.origin)) return undefined
+  const path = parseReturnPath(value.slice(url.origin.length) === '' ? '/' : value.slice(url.origin.length))
+  return path === undefined ? undefined : `${url.origin}${path}`
 }
 
 export function isSafeReturnPath (value: string): boolean {

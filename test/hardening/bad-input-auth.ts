@@ -38,6 +38,12 @@ export const loginCases: BadInputCase[] = [
   loginQuery('encoded dot segments resolving to //evil in return_to', returnTo('/a/%2e%2E//evil.example/')),
   loginQuery('dot segment with backslash in return_to', 'return_to=/x/..%2F%2Fevil.example'),
   loginQuery('return_to given twice', 'return_to=/a&return_to=/b'),
+  // A website origin of ALLOWED_ORIGINS may be returned to; exactly that origin, nothing like it.
+  { route: '/auth/login', name: 'return_to on the website origin of ALLOWED_ORIGINS', send: async (s) => await s.loginFlow(returnTo('https://www.example.org/library?folder=3#f')), expect: { redirect: 'https://www.example.org/library?folder=3#f' } },
+  loginQuery('return_to on an origin that only looks like the website\'s', returnTo('https://www.example.org.evil.example/x')),
+  loginQuery('return_to on the website origin in capitals', returnTo('HTTPS://WWW.EXAMPLE.ORG/x')),
+  loginQuery('return_to on the website origin with credentials', returnTo('https://user@www.example.org/x')),
+  loginQuery('return_to on the website origin, walking out', returnTo('https://www.example.org/a/..//evil.example')),
   loginQuery('CRLF injection in scope', `scope=${encodeURIComponent('upload\r\nX-Injected: 1')}`),
   loginQuery('unknown scope', 'scope=admin'),
   loginQuery('scope longer than 256', `scope=${'a'.repeat(300)}`),
@@ -59,7 +65,10 @@ const callbackCase = (name: string, send: BadInputCase['send'], expect: BadInput
 export const callbackCases: BadInputCase[] = [
   callbackCase('forged state', async (s) => await s.browser().get('/auth/callback?code=abc&state=forged-state-value-0123456789'), { page: 'invalid_state' }),
   callbackCase('no state', async (s) => await s.browser().get('/auth/callback?code=abc'), { page: 'invalid_state' }),
-  callbackCase('a real state with its last character changed', callbackWith((url) => { url.searchParams.set('state', `${url.searchParams.get('state')?.slice(0, -1) ?? ''}A`) }), { page: 'invalid_state' }),
+  callbackCase('a real state with its last character changed', callbackWith((url) => {
+    const state = url.searchParams.get('state') ?? ''
+    url.searchParams.set('state', `${state.slice(0, -1)}${state.endsWith('A') ? 'B' : 'A'}`)
+  }), { page: 'invalid_state' }),
   callbackCase('replayed state after a completed sign-in', async (s) => {
     const { browser, callbackUrl } = await s.pendingCallback()
     await browser.get(onServer(browser, callbackUrl.href))

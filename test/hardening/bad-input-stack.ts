@@ -11,6 +11,7 @@ import { freePort } from '../helpers/ports.js'
 import { consent, onServer, startLogin } from '../helpers/sign-in.js'
 import { startReplica, type Env, type Replica } from './replica.js'
 import { SecretLedger } from './secrets.js'
+import { WEBSITE_ORIGIN } from './contract.js'
 
 export interface BadInputStack {
   readonly url: string
@@ -51,6 +52,8 @@ export async function startBadInputStack (env: Env = {}, keeper: 'alice' | 'fres
   })
   const fullEnv = bffEnv(emulator, publicUrl, {
     OAUTH_SCOPES: 'basic user.info upload',
+    // A website on another origin, which sign-ins may return to.
+    ALLOWED_ORIGINS: WEBSITE_ORIGIN,
     // Hundreds of sign-ins from one address: the login limit is not what is tested here.
     ...UNLIMITED_RATES,
     ...env

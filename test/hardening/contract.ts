@@ -39,9 +39,11 @@ export function contractProblems (answer: HttpResponse, expected: Expectation): 
   if ('redirect' in expected) {
     if (answer.status !== 302) problems.push(`status ${answer.status}, expected 302: ${got}`)
     if (answer.location !== expected.redirect) problems.push(`Location ${JSON.stringify(answer.location)}, expected ${JSON.stringify(expected.redirect)}`)
-    // A Location must be a header-safe local path: visible ASCII only, never another origin.
-    if (answer.location !== undefined && (!/^\/[\x21-\x7e]*$/.test(answer.location) || answer.location.startsWith('//'))) {
-      problems.push(`Location ${JSON.stringify(answer.location)} is not a plain local path`)
+    // A Location must be header-safe (visible ASCII only) and a local path, or an address on the
+    // one website origin the bad-input stack allows (ALLOWED_ORIGINS), never another origin.
+    const onWebsite = answer.location?.startsWith(`${WEBSITE_ORIGIN}/`) === true
+    if (answer.location !== undefined && (!/^[\x21-\x7e]*$/.test(answer.location) || (!onWebsite && (!answer.location.startsWith('/') || answer.location.startsWith('//'))))) {
+      problems.push(`Location ${JSON.stringify(answer.location)} is not a plain local path or an address on the website`)
     }
     return problems
   }
@@ -74,6 +76,9 @@ export function contractProblems (answer: HttpResponse, expected: Expectation): 
 }
 
 /** True when the answer tells the browser to drop one of its login cookies (`<session cookie>-login-<slot>`). */
+/** The website origin the bad-input stack lists in ALLOWED_ORIGINS (bad-input-stack.ts). */
+export const WEBSITE_ORIGIN = 'https://www.example.org'
+
 export function clearsLoginCookie (answer: HttpResponse, sessionCookieName: string): boolean {
   const prefix = `${sessionCookieName}-login-`
   return answer.setCookies.some((line) => line.startsWith(prefix) && clearsCookie({ ...answer, setCookies: [line] }, line.slice(0, line.indexOf('='))))

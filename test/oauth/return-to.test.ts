@@ -2,7 +2,7 @@
 // either it is refused or the Location that media-bff finally sends resolves to its own origin.
 import t from 'tap'
 import fc from 'fast-check'
-import { normaliseReturnPath, parseReturnPath, safeReturnPath } from '../../src/oauth/return-to.js'
+import { normaliseReturnPath, parseReturnPath, parseReturnTarget, safeReturnPath } from '../../src/oauth/return-to.js'
 
 const PUBLIC_URL = 'https://bff.example'
 const CALLBACK = `${PUBLIC_URL}/auth/callback`
@@ -59,4 +59,39 @@ t.test('property: an accepted return_to always lands on the public origin', asyn
       parseReturnPath(location) === location
   }), { numRuns: 5000 })
   t.pass('5000 generated return_to values: each refused or landing on the public origin')
+})
+
+const SITE = 'https://www.example.org'
+const SITES: ReadonlySet<string> = new Set([PUBLIC_URL, SITE, 'http://127.0.0.1:8080'])
+
+t.test('a URL on a website origin of ALLOWED_ORIGINS may be returned to, nothing else absolute', async (t) => {
+  t.equal(parseReturnTarget(`${SITE}/library?folder=3#file-7`, SITES), `${SITE}/library?folder=3#file-7`)
+  t.equal(parseReturnTarget(SITE, SITES), `${SITE}/`, 'the origin alone is its root')
+  t.equal(parseReturnTarget('http://127.0.0.1:8080/page', SITES), 'http://127.0.0.1:8080/page', 'a port is part of the origin')
+  t.equal(parseReturnTarget('/local', SITES), '/local', 'local paths as before')
+  for (const value of [
+    'https://evil.example/x', 'https://www.example.org.evil/x', 'https://www.example.org@evil.example/', 'https://user@www.example.org/',
+    'HTTPS://WWW.EXAMPLE.ORG/x', 'https://www.example.org:443/x', ' https://www.example.org/x', 'https:\\\\www.example.org/x',
+    'https://www.example.org//evil.example', 'https://www.example.org/a/../b', 'https://www.example.org/\tx', 'http://www.example.org/x',
+    'http://127.0.0.1:8081/x', 'javascript:alert(1)', `${SITE}/${'a'.repeat(1100)}`
+  ]) {
+    t.equal(parseReturnTarget(value, SITES), undefined, JSON.stringify(value))
+  }
+})
+
+t.test('property: an accepted return target lands on one of the listed origins, whatever the string', async (t) => {
+  const values = fc.oneof(
+    fc.array(hostilePiece, { maxLength: 12 }).map((pieces) => `${SITE}${pieces.join('')}`),
+    fc.array(hostilePiece, { maxLength: 12 }).map((pieces) => `${SITE}/${pieces.join('')}`),
+    fc.webUrl({ withQueryParameters: true, withFragments: true }),
+    fc.array(hostilePiece, { maxLength: 12 }).map((pieces) => pieces.join(''))
+  )
+  fc.assert(fc.property(values, (value) => {
+    const target = parseReturnTarget(value, SITES)
+    if (target === undefined) return true
+    const landed = new URL(target, CALLBACK)
+    landed.searchParams.set('auth_error', 'access_denied')
+    return SITES.has(new URL(target, CALLBACK).origin) && SITES.has(landed.origin) && parseReturnTarget(target, SITES) === target
+  }), { numRuns: 5000 })
+  t.pass('5000 generated values')
 })
