@@ -19,6 +19,7 @@ import grantsPlugin from '../plugins/grants.js'
 import rateLimitPlugin from '../plugins/rate-limit.js'
 import relayPlugin from '../plugins/relay.js'
 import demoSitePlugin from '../plugins/demo-site.js'
+import clientModulePlugin from '../plugins/client-module.js'
 import healthRoutes from '../routes/health.js'
 import authRoutes from '../routes/auth.js'
 import uploadRoutes from '../routes/uploads.js'
@@ -53,6 +54,7 @@ export async function app (fastify: FastifyInstance, { config }: AppOptions): Pr
   await fastify.register(apiRoutes)
   await fastify.register(sessionRoutes)
   await fastify.register(operatorRoutes)
+  await fastify.register(clientModulePlugin)
   if (config.demoSite) await fastify.register(demoSitePlugin)
 }
 

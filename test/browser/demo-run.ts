@@ -22,6 +22,11 @@ export interface DemoRun {
 export async function openDemo (t: Test, env: Record<string, string> = {}, emulator: EmulatorOptions = {}): Promise<DemoRun> {
   const stack = await startStack({ env: { DEMO_SITE: 'on', ...env }, emulator })
   t.teardown(stack.close)
+  return { stack, ...await openDemoBrowser(t) }
+}
+
+/** Chromium with one page, and the list of script errors and CSP violations of its pages. */
+export async function openDemoBrowser (t: Test): Promise<Omit<DemoRun, 'stack'>> {
   const chromium = await launchChromium()
   t.teardown(chromium.close)
   const problems: string[] = []
@@ -39,5 +44,5 @@ export async function openDemo (t: Test, env: Record<string, string> = {}, emula
   }
   const context = await newContext()
   const page = await newPage()
-  return { stack, context, page, problems, newPage, newContext }
+  return { context, page, problems, newPage, newContext }
 }
