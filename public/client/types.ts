@@ -166,6 +166,8 @@ export interface ShareInfo {
   folder_id?: MediaId
   url?: string
   embed?: string
+  /** For a file: its direct link (`objects.file.url`), through media-bff's /api/ when it is an API link. */
+  objects?: { file?: { url?: string } }
 }
 
 export interface ShareLink {

@@ -8,6 +8,7 @@ import { userInfoRoute } from './api/user-info-route.js'
 import { emulatorHookRoutes } from './hooks/emulator-hook-routes.js'
 import { acceptFields, acceptForm, acceptStream } from './http/body-parsers.js'
 import { createEmulatorServer } from './http/server.js'
+import { answerPreflight, applyCorsHeaders } from './http/cors.js'
 import { libraryScope } from './library/library-scope.js'
 import { authorizeRoutes } from './oauth/authorize-routes.js'
 import { tokenRoute } from './oauth/token-route.js'
@@ -19,6 +20,23 @@ export function buildApiServer (context: EmulatorContext): FastifyInstance {
   // paths whose parameters cannot be decoded (Fastify answers those without running hooks).
   app.addHook('onRequest', (request, _reply, done) => {
     if (request.url === '/api' || request.url.startsWith('/api/') || request.url.startsWith('/api?')) context.received.record(request.raw)
+    done()
+  })
+  // The API answers browsers on other origins (the service's own web example calls it with a
+  // private token); OAuth (/api/oauth2/*) is for navigations and media-bff, never for scripts.
+  const forScripts = (url: string): boolean => url.startsWith('/api/') && !url.startsWith('/api/oauth2/')
+  // The preflight is answered here, before routing matters: no route has OPTIONS, so every other
+  // method keeps its own 404 or 405.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!forScripts(request.url)) {
+      done()
+      return
+    }
+    applyCorsHeaders(request, reply, context.settings.corsOrigins)
+    if (request.method === 'OPTIONS') {
+      answerPreflight(request, reply, context.settings.corsOrigins, 'GET, POST, PUT, DELETE, OPTIONS')
+      return
+    }
     done()
   })
   app.register(async (scope) => {

@@ -11,6 +11,7 @@ import { sendCacheable } from './etag.js'
 import { callerWithScope, ownFile, requestedFile, requestedFolder } from './library-access.js'
 import { expiry, fileIds } from './library-fields.js'
 import { embedCode } from './library-views.js'
+import { fileUrl } from '../upload/file-views.js'
 
 export function fileShareUrl (context: EmulatorContext, fileId: number): string {
   return `${context.baseUrl}/share/${fileId}`
@@ -20,7 +21,9 @@ export function shareRoutes (app: FastifyInstance, context: EmulatorContext): vo
   app.get<{ Params: { file_id: string } }>('/api/files/:file_id/share', async (request, reply) => {
     const file = requestedFile(context, request, 'share')
     const url = fileShareUrl(context, file.fileId)
-    return sendCacheable(request, reply, { file_id: file.fileId, url, embed: embedCode(url, file.title) }, context.library.current(file.userName))
+    // objects.file.url: the file's direct link, which the service's command-line example prints.
+    const shared = { file_id: file.fileId, url, embed: embedCode(url, file.title), objects: { file: { url: fileUrl(context, file) } } }
+    return sendCacheable(request, reply, shared, context.library.current(file.userName))
   })
 
   app.get<{ Params: { folder_id: string } }>('/api/folders/:folder_id/share', async (request, reply) => {

@@ -5,7 +5,7 @@ import type { EmulatorContext } from '../context.js'
 import { acceptStream } from '../http/body-parsers.js'
 import { hasBody } from '../http/requests.js'
 import { createEmulatorServer } from '../http/server.js'
-import { answerPreflight, applyCorsHeaders } from './cors.js'
+import { answerPreflight, applyCorsHeaders } from '../http/cors.js'
 import { directUploadRoute } from './direct-upload-route.js'
 import { lingerAfterAnswer } from './lingering-close.js'
 
