@@ -45,7 +45,7 @@ t.test('the command-line example: curl -F with a private token, reading the fiel
 t.test('the plain web page: the API from the browser on another origin, with fetch and a private token', async (t) => {
   const sitePort = await freePort()
   const siteOrigin = `http://127.0.0.1:${sitePort}`
-  const page = `<!doctype html><meta charset="utf-8"><title>example</title><input id="files" type="file" multiple><ul id="links"></ul>`
+  const page = '<!doctype html><meta charset="utf-8"><title>example</title><input id="files" type="file" multiple><ul id="links"></ul>'
   const site = createServer((_request, response) => { response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page) })
   await new Promise<void>((resolve) => site.listen(sitePort, '127.0.0.1', resolve))
   t.teardown(async () => { await new Promise((resolve) => site.close(resolve)) })
