@@ -45,7 +45,7 @@ export const UPLOAD_STORE_MAX_ENTRIES = 50_000
 
 export default fp(async (app) => {
   const { config } = app
-  const kv = createStore({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, logger: app.log })
+  const kv = createStore({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, tlsCa: config.redisTlsCa, logger: app.log })
   const uploadKv = config.redisUrl === undefined ? createStore({ maxEntries: UPLOAD_STORE_MAX_ENTRIES }) : kv
   const cipher = createTokenCipher(config.tokenKeys)
   app.decorate('kv', kv)

@@ -1,11 +1,21 @@
-// Liveness and readiness for the orchestrator and the load balancer.
+// Liveness and readiness for the orchestrator and the load balancer. Readiness says which part is
+// wrong (`checks`); why the store cannot be reached (refused, a certificate not trusted, a wrong
+// password) only to operators, as /metrics is shown to them (METRICS_TOKEN): it names addresses.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
-import { ErrorBody } from './schemas.js'
+import { bearerTokenCheck } from '../src/bearer-token.js'
 
 const READY_RETRY_AFTER_S = 5
 
+const Checks = Type.Object({
+  store: Type.String({ description: 'ok, or unreachable (with why, to operators)' }),
+  configuration: Type.String({ description: 'ok, or what it lacks' })
+})
+
 const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const { metricsToken } = app.config
+  const isOperator = metricsToken === undefined ? () => true : bearerTokenCheck(metricsToken)
+
   app.get('/healthz', {
     schema: { tags: ['operations'], summary: 'The process is alive', response: { 200: Type.Object({ status: Type.Literal('ok') }) } }
   }, async () => ({ status: 'ok' as const }))
@@ -13,20 +23,26 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/readyz', {
     schema: {
       tags: ['operations'],
-      summary: 'The store answers and the configuration is sane',
-      response: { 200: Type.Object({ status: Type.Literal('ready'), store: Type.String(), tenants: Type.Integer() }), 503: ErrorBody }
+      summary: 'The store answers and the configuration is sane; checks says which part is not',
+      response: {
+        200: Type.Object({ status: Type.Literal('ready'), store: Type.String(), tenants: Type.Integer(), checks: Checks }),
+        503: Type.Object({ error: Type.String(), message: Type.String(), checks: Checks })
+      }
     }
-  }, async (_request, reply) => {
+  }, async (request, reply) => {
     reply.header('cache-control', 'no-store')
+    const checks = { store: 'ok', configuration: 'ok' }
     try {
       await app.kv.ping()
-    } catch {
-      return await reply.code(503).header('retry-after', String(READY_RETRY_AFTER_S)).send({ error: 'unavailable', message: 'The session store cannot be reached.' })
+    } catch (error) {
+      checks.store = isOperator(request.headers.authorization) ? `unreachable: ${(error as Error).message}` : 'unreachable'
     }
-    if (app.config.tenants.size === 0 || app.config.tokenKeys.length === 0) {
-      return await reply.code(503).send({ error: 'unavailable', message: 'The configuration names no tenant or no token key.' })
+    if (app.config.tenants.size === 0 || app.config.tokenKeys.length === 0) checks.configuration = 'no tenant or no token key'
+    if (checks.store !== 'ok' || checks.configuration !== 'ok') {
+      const message = checks.store !== 'ok' ? 'The session store cannot be reached.' : 'The configuration names no tenant or no token key.'
+      return await reply.code(503).header('retry-after', String(READY_RETRY_AFTER_S)).send({ error: 'unavailable', message, checks })
     }
-    return { status: 'ready' as const, store: app.config.redisUrl === undefined ? 'memory' : 'redis', tenants: app.config.tenants.size }
+    return { status: 'ready' as const, store: app.config.redisUrl === undefined ? 'memory' : 'redis', tenants: app.config.tenants.size, checks }
   })
 }
 

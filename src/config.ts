@@ -1,5 +1,6 @@
 // The whole configuration of media-bff, read from the environment (README.md, "Configuration") and
 // validated once at start. loadConfig throws one ConfigError naming every bad variable.
+import { readFileSync } from 'node:fs'
 import { EnvReader, type Env } from './env-reader.js'
 import { applyIssRequirement, readTenants, type Tenant } from './config-tenants.js'
 import { isAddressOrCidr, trustsEveryone } from './trusted-proxies.js'
@@ -50,6 +51,8 @@ export interface Config {
   tokenKeys: TokenKey[]
   redisUrl: string | undefined
   redisKeyPrefix: string
+  /** PEM certificates to trust for Redis over TLS (REDIS_TLS_CA_FILE): a private CA; the system's otherwise. */
+  redisTlsCa: string | undefined
   upload: {
     allowedHosts: string[]
     maxFilesize: number | undefined
@@ -155,6 +158,7 @@ export function loadConfig (env: Env = process.env): Config {
   })
 
   const redisUrl = read.raw('REDIS_URL')
+  const redisTlsCa = readRedisTlsCa(read, redisUrl)
   if (redisUrl !== undefined) {
     // The client's own parser: what passes here is what the store will connect with.
     try {
@@ -235,6 +239,7 @@ export function loadConfig (env: Env = process.env): Config {
     tokenKeys,
     redisUrl,
     redisKeyPrefix: read.string('REDIS_KEY_PREFIX', 'media-bff:'),
+    redisTlsCa,
     upload: {
       allowedHosts,
       maxFilesize: read.optionalInteger('UPLOAD_MAX_FILESIZE', { min: 1 }),
@@ -258,6 +263,28 @@ export function loadConfig (env: Env = process.env): Config {
   }
   if (read.problems.length > 0) throw new ConfigError(read.problems)
   return config
+}
+
+/**
+ * REDIS_TLS_CA_FILE: the certificates (PEM) of a private CA that signed Redis's TLS certificate,
+ * read once at start; only with a rediss:// URL, where TLS is in use.
+ */
+function readRedisTlsCa (read: EnvReader, redisUrl: string | undefined): string | undefined {
+  const file = read.raw('REDIS_TLS_CA_FILE')
+  if (file === undefined) return undefined
+  if (redisUrl === undefined || !/^rediss(\+\w+)?:/i.test(redisUrl)) {
+    read.problem('REDIS_TLS_CA_FILE', 'is only used with a TLS REDIS_URL (rediss://, rediss+sentinel://, rediss+cluster://)')
+    return undefined
+  }
+  let pem: string
+  try {
+    pem = readFileSync(file, 'utf8')
+  } catch (error) {
+    read.problem('REDIS_TLS_CA_FILE', `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`)
+    return undefined
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) read.problem('REDIS_TLS_CA_FILE', `${file} holds no PEM certificate`)
+  return pem
 }
 
 /** An operator's token from the environment: long and random enough, and usable in a Bearer header. */

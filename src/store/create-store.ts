@@ -11,6 +11,8 @@ export interface CreateStoreOptions {
   redisUrl?: string | undefined
   /** Redis only (a memory store is private to its process anyway). */
   keyPrefix?: string
+  /** Redis over TLS only: PEM certificates to trust instead of the system's (a private CA). */
+  tlsCa?: string | undefined
   connectTimeoutMs?: number
   commandTimeoutMs?: number
   /** Memory only. */
@@ -24,9 +26,9 @@ export interface CreateStoreOptions {
 export type CreatedStore = KeyValueStore & { readonly redisClient?: Redis | Cluster }
 
 export function createStore (options: CreateStoreOptions = {}): CreatedStore {
-  const { redisUrl, keyPrefix, connectTimeoutMs, commandTimeoutMs, maxEntries, sweepIntervalMs, logger } = options
+  const { redisUrl, keyPrefix, tlsCa, connectTimeoutMs, commandTimeoutMs, maxEntries, sweepIntervalMs, logger } = options
   if (redisUrl === undefined || redisUrl === '') {
     return createMemoryStore({ maxEntries, sweepIntervalMs })
   }
-  return createRedisStore({ url: redisUrl, keyPrefix, connectTimeoutMs, commandTimeoutMs, logger })
+  return createRedisStore({ url: redisUrl, keyPrefix, tlsCa, connectTimeoutMs, commandTimeoutMs, logger })
 }

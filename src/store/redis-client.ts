@@ -15,6 +15,8 @@ export interface StoreLogger {
 export interface RedisClientOptions {
   connectTimeoutMs: number
   commandTimeoutMs: number
+  /** Over TLS: PEM certificates to trust instead of the system's (a private CA). */
+  tlsCa?: string | undefined
   logger?: StoreLogger
 }
 
@@ -28,16 +30,33 @@ export function reconnectDelayMs (attempt: number): number {
   return Math.round(base * (0.8 + Math.random() * 0.4))
 }
 
-export function createRedisClient (url: string, options: RedisClientOptions): { client: Redis | Cluster, mode: RedisMode } {
-  const spec = parseRedisUrl(url)
-  const client = buildClient(spec, options)
-  if (options.logger !== undefined) logConnectionState(client, spec.mode, options.logger)
-  else client.on('error', () => {}) // without a listener ioredis prints every reconnect error
-  return { client, mode: spec.mode }
+export interface CreatedRedisClient {
+  client: Redis | Cluster
+  mode: RedisMode
+  /** Why the connection last failed, while it is down (for readiness); undefined once connected. */
+  lastError: () => string | undefined
 }
 
-function buildClient (spec: RedisConnectionSpec, { connectTimeoutMs, commandTimeoutMs }: RedisClientOptions): Redis | Cluster {
+export function createRedisClient (url: string, options: RedisClientOptions): CreatedRedisClient {
+  const spec = parseRedisUrl(url)
+  const client = buildClient(spec, options)
+  let lastError: string | undefined
+  client.on('ready', () => { lastError = undefined })
+  // Connection errors only (ECONNREFUSED, a certificate refused, WRONGPASS): never a command's
+  // arguments, never the URL.
+  const remember = (error: Error): void => { lastError = error.message }
+  client.on('error', remember)
+  client.on('node error', remember)
+  if (options.logger !== undefined) logConnectionState(client, spec.mode, options.logger)
+  return { client, mode: spec.mode, lastError: () => lastError }
+}
+
+function buildClient (spec: RedisConnectionSpec, { connectTimeoutMs, commandTimeoutMs, tlsCa }: RedisClientOptions): Redis | Cluster {
+  const overTls = spec.mode === 'single' ? /^rediss:/i.test(spec.url) : spec.tls
+  // Over TLS the system's CAs are trusted, or only the private CA given (REDIS_TLS_CA_FILE).
+  const tls = overTls ? { ...(tlsCa === undefined ? {} : { ca: tlsCa }) } : undefined
   const perConnection: RedisOptions = {
+    ...(tls === undefined ? {} : { tls }),
     connectTimeout: connectTimeoutMs,
     commandTimeout: commandTimeoutMs,
     // A half-open connection (peer gone without a FIN) would otherwise only be noticed by TCP
@@ -59,7 +78,7 @@ function buildClient (spec: RedisConnectionSpec, { connectTimeoutMs, commandTime
   const auth = {
     ...(spec.username === undefined ? {} : { username: spec.username }),
     ...(spec.password === undefined ? {} : { password: spec.password }),
-    ...(spec.tls ? { tls: {} } : {})
+    ...(tls === undefined ? {} : { tls })
   }
 
   if (spec.mode === 'sentinel') {
@@ -71,7 +90,7 @@ function buildClient (spec: RedisConnectionSpec, { connectTimeoutMs, commandTime
       ...(spec.db === undefined ? {} : { db: spec.db }),
       ...(spec.sentinelUsername === undefined ? {} : { sentinelUsername: spec.sentinelUsername }),
       ...(spec.sentinelPassword === undefined ? {} : { sentinelPassword: spec.sentinelPassword }),
-      ...(spec.tls ? { enableTLSForSentinelMode: true, sentinelTLS: {} } : {}),
+      ...(tls === undefined ? {} : { enableTLSForSentinelMode: true, sentinelTLS: tls }),
       sentinelCommandTimeout: commandTimeoutMs,
       sentinelRetryStrategy: reconnectDelayMs,
       // Sentinel pushes +switch-master, so a failover is followed at once rather than when the

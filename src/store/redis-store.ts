@@ -20,6 +20,8 @@ export interface RedisStoreOptions {
   url: string
   /** Put before every key so several deployments can share one Redis. Keep it free of `{}` on Cluster. */
   keyPrefix?: string
+  /** Over TLS: PEM certificates to trust instead of the system's (a private CA). */
+  tlsCa?: string | undefined
   connectTimeoutMs?: number
   /** The longest any operation may take before it fails with StoreUnavailableError. */
   commandTimeoutMs?: number
@@ -34,6 +36,7 @@ export interface RedisKeyValueStore extends KeyValueStore {
 export function createRedisStore ({
   url,
   keyPrefix = 'media-bff:',
+  tlsCa,
   connectTimeoutMs = 2000,
   commandTimeoutMs = 1000,
   logger
@@ -41,7 +44,7 @@ export function createRedisStore ({
   if (!Number.isFinite(commandTimeoutMs) || commandTimeoutMs <= 0) throw new RangeError('commandTimeoutMs must be a positive number')
   if (!Number.isFinite(connectTimeoutMs) || connectTimeoutMs <= 0) throw new RangeError('connectTimeoutMs must be a positive number')
 
-  const { client } = createRedisClient(url, { connectTimeoutMs, commandTimeoutMs, logger })
+  const { client, lastError } = createRedisClient(url, { connectTimeoutMs, commandTimeoutMs, tlsCa, logger })
   const scripts = defineStoreScripts(client)
   const keyOf = (key: string): string => keyPrefix + key
   let closed = false
@@ -108,7 +111,15 @@ export function createRedisStore ({
     mapDelete: async (key, fields) => {
       if (fields.length > 0) await run('mapDelete', () => client.hdel(keyOf(key), ...fields))
     },
-    ping: async () => { await run('ping', () => client.ping()) },
+    ping: async () => {
+      try {
+        await run('ping', () => client.ping())
+      } catch (error) {
+        // Say why, when the connection itself is what fails (refused, TLS, authentication).
+        const why = lastError()
+        throw why === undefined ? error : new StoreUnavailableError(`redis cannot be reached: ${why}`)
+      }
+    },
     close: async () => {
       if (closed) return
       closed = true

@@ -21,17 +21,22 @@ export interface RedisServer {
 export interface StartRedisOptions {
   /** More redis-server arguments, after the defaults (a later one wins): ['--maxmemory-policy', 'noeviction']. */
   args?: string[]
+  /** Serve TLS only, with this certificate and key (the url is then rediss://). */
+  tls?: { certFile: string, keyFile: string }
 }
 
-export async function startRedis ({ args = [] }: StartRedisOptions = {}): Promise<RedisServer> {
+export async function startRedis ({ args = [], tls }: StartRedisOptions = {}): Promise<RedisServer> {
   const binary = requireProgram('redis-server')
   const dir = await mkdtemp(join(tmpdir(), 'media-bff-redis-'))
   const port = await freePort()
   let child: ChildProcess | undefined
 
   const start = async (): Promise<void> => {
+    const listen = tls === undefined
+      ? ['--port', String(port)]
+      : ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.certFile, '--tls-key-file', tls.keyFile, '--tls-auth-clients', 'no']
     child = spawn(binary, [
-      '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
+      ...listen, '--bind', '127.0.0.1', '--dir', dir,
       '--appendonly', 'yes', '--appendfsync', 'always', '--save', '',
       '--protected-mode', 'yes', '--loglevel', 'warning',
       ...args
@@ -49,7 +54,7 @@ export async function startRedis ({ args = [] }: StartRedisOptions = {}): Promis
   }
   await start()
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: `${tls === undefined ? 'redis' : 'rediss'}://127.0.0.1:${port}`,
     port,
     stop,
     start,
