@@ -1,6 +1,9 @@
 // Prometheus metrics on GET /metrics: request latency, sign-ins and callbacks by outcome, token
 // refreshes and lock waits, upload registrations and finishes, relayed calls by operation and
-// outcome, upstream latency per endpoint.
+// outcome, upstream latency per endpoint; and Node's default process metrics.
+// media-bff's own metrics are prefixed media_bff_. Node's defaults (process_*, nodejs_*) keep
+// their standard names, which stock Node.js dashboards and alerts query; the scrape job's
+// instance and job labels already say whose they are.
 // Each app has its own registry, so several instances (tests, benchmarks) never collide.
 // With METRICS_TOKEN set, /metrics (and /docs, plugins/docs.ts) are for operators only.
 import fp from 'fastify-plugin'
@@ -36,7 +39,7 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 
 export default fp(async (app) => {
   const registry = new Registry()
-  collectDefaultMetrics({ register: registry, prefix: 'media_bff_' })
+  collectDefaultMetrics({ register: registry })
   const requests = new Histogram({ name: 'media_bff_http_request_duration_seconds', help: 'HTTP requests served, by route and status', labelNames: ['method', 'route', 'status_code'], buckets: LATENCY_BUCKETS, registers: [registry] })
   const logins = new Counter({ name: 'media_bff_logins_total', help: 'Sign-ins started, by outcome', labelNames: ['outcome'], registers: [registry] })
   const callbacks = new Counter({ name: 'media_bff_callbacks_total', help: 'Authorization callbacks, by outcome', labelNames: ['outcome'], registers: [registry] })

@@ -79,7 +79,13 @@ t.test('/metrics on each replica names the series of a sign-in, a refresh race a
   for (const endpoint of ['user_info', 'upload_id', 'finish']) {
     t.ok(total('media_bff_upstream_request_duration_seconds_count', { endpoint, status: '200' }) >= 1, `upstream latency for ${endpoint} by status`)
   }
-  t.ok(a.has('media_bff_process_cpu_user_seconds_total') && b.has('media_bff_nodejs_heap_size_used_bytes'), 'and the process defaults, prefixed')
+  // Node's defaults under their standard names, so stock Node.js dashboards find them.
+  for (const scraped of [a, b]) {
+    for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds']) t.ok(scraped.has(name), `the process default ${name}, unprefixed`)
+  }
+  const names = new Set(a.samples.concat(b.samples).map((sample) => sample.name))
+  t.same([...names].filter((name) => /^media_bff_(process|nodejs)_/.test(name)), [], 'no prefixed copy of the defaults')
+  t.same([...names].filter((name) => !/^(media_bff|process|nodejs)_/.test(name)), [], 'everything else is media-bff\'s own, prefixed media_bff_')
   t.notOk(a.samples.concat(b.samples).some((sample) => Object.values(sample.labels).some((value) => value.includes(record.ulid))), 'no series carries an upload id')
 })
 
