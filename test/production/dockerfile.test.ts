@@ -1,6 +1,7 @@
-// There is no Docker engine where the tests run, so docker/Dockerfile is checked here for what
+// There is no Docker engine where npm test runs, so docker/Dockerfile is checked here for what
 // matters, and its HEALTHCHECK command is run against a real listener. compose-file.test.ts does
 // the same for compose.yaml; image-layout.test.ts builds and runs the image's file layout.
+// Where there is an engine, `npm run test:container` builds and runs the image itself.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFile } from 'node:fs/promises'
@@ -13,25 +14,36 @@ const dockerfile = parseDockerfile(await readFile(`${dockerDir}Dockerfile`, 'utf
 const secretNames = Object.keys(parseEnvFile(await readFile(`${dockerDir}.env.example`, 'utf8')))
 const runtime = dockerfile.at(-1)
 
-t.test('Dockerfile: two stages on Node 24 LTS, built with dev dependencies, run without them', async (t) => {
+t.test('Dockerfile: two stages on Node 24 LTS; the build stage installs, patches and prunes, the runtime stage installs nothing', async (t) => {
   t.equal(dockerfile.length, 2, 'a build stage and a runtime stage')
   t.same(dockerfile.map((stage) => stage.image), ['node:24-bookworm-slim', 'node:24-bookworm-slim'], 'both on the pinned LTS major, slim Debian')
   const [build] = dockerfile
   t.equal(build?.name, 'build')
   const buildRuns = build?.all('RUN').map((run) => run.args) ?? []
-  t.ok(buildRuns.some((run) => /^npm ci\b/.test(run) && !run.includes('--omit=dev')), 'build: npm ci with dev dependencies (TypeScript)')
-  t.ok(buildRuns.includes('npm run build'), 'build: npm run build')
+  const install = buildRuns.findIndex((run) => /^npm ci\b/.test(run) && !run.includes('--omit=dev'))
+  const compile = buildRuns.indexOf('npm run build')
+  const prune = buildRuns.findIndex((run) => /^npm prune --omit=dev\b/.test(run))
+  t.ok(install >= 0, 'build: npm ci with dev dependencies (TypeScript), whose postinstall applies patches/')
+  t.ok(compile > install, 'build: then npm run build')
+  t.ok(prune > compile, 'build: then npm prune --omit=dev, once nothing needs the dev dependencies')
+  t.ok(build?.all('COPY').some((copy) => copy.args === 'patches ./patches'), 'build: patches/ copied for npm ci')
 
-  t.ok(runtime?.all('RUN').some((run) => /\bnpm ci --omit=dev\b/.test(run.args)), 'runtime: npm ci --omit=dev')
-  // npm ci's postinstall applies patches/ (patches/README.md) with patch-package, which the
-  // runtime stage's npm ci --omit=dev must install too.
-  for (const stage of [build, runtime]) t.ok(stage?.all('COPY').some((copy) => copy.args === 'patches ./patches'), `${stage?.name ?? ''}: patches/ copied for npm ci`)
-  const manifest = JSON.parse(await readFile(`${repoRoot}package.json`, 'utf8')) as { scripts: Record<string, string>, dependencies: Record<string, string> }
-  t.equal(manifest.scripts.postinstall, 'patch-package')
-  t.ok(manifest.dependencies['patch-package'], 'patch-package is a production dependency')
+  // A patch that no longer applies fails npm ci everywhere, not only where CI is set; the
+  // container test (test/container/) checks the patched file inside the built image.
+  const manifest = JSON.parse(await readFile(`${repoRoot}package.json`, 'utf8')) as { scripts: Record<string, string>, dependencies: Record<string, string>, devDependencies: Record<string, string> }
+  t.equal(manifest.scripts.postinstall, 'patch-package --error-on-fail')
+  t.ok(manifest.devDependencies['patch-package'], 'patch-package is a dev dependency')
+  t.notOk(manifest.dependencies['patch-package'], 'and not a production one')
+
+  const runtimeRuns = runtime?.all('RUN').map((run) => run.args) ?? []
+  t.same(runtimeRuns.filter((run) => /\bnpm\b|patch-package/.test(run)), [], 'runtime: no npm install, no patch-package')
+  t.notOk(runtime?.all('COPY').some((copy) => copy.args.startsWith('patches')), 'runtime: no patches/')
+  t.ok(runtime?.all('COPY').some((copy) => copy.args === '--from=build /app/node_modules ./node_modules'), 'runtime: the pruned, patched node_modules from the build stage')
   t.ok(runtime?.all('ENV').some((env) => /^NODE_ENV=production$/.test(env.args)), 'NODE_ENV=production')
   t.same(runtime?.all('WORKDIR').map((dir) => dir.args), ['/app'])
   const copies = runtime?.all('COPY').map((copy) => copy.args) ?? []
+  // The compiled code is ES modules: package.json's "type": "module" must sit above dist/.
+  t.ok(copies.includes('package.json ./'), 'package.json beside dist/')
   t.ok(copies.includes('--from=build /app/dist ./dist'), 'the compiled code from the build stage')
   // dist/plugins/demo-site.js reads ../../public/: public must sit beside dist.
   t.ok(copies.includes('public ./public'), 'the demo assets beside dist/')
