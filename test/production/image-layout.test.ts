@@ -49,6 +49,8 @@ const pkg = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) a
 const [bundler, ...bundleArgs] = (pkg.scripts['build:demo'] ?? '').split(/\s+/)
 if (bundler !== 'esbuild') throw new Error(`package.json's build:demo runs ${String(bundler)}, not esbuild`)
 await run(bundleArgs.map((arg) => arg.startsWith('--outfile=dist/') ? `--outfile=${join(app, arg.slice('--outfile='.length))}` : arg), repoRoot, join(repoRoot, 'node_modules/.bin/esbuild'))
+// build:client's two files, as npm run build (this suite's pretest) made them.
+await cp(join(repoRoot, 'dist/client'), join(app, 'dist/client'), { recursive: true })
 await cp(join(repoRoot, 'public'), join(app, 'public'), { recursive: true })
 await cp(join(repoRoot, 'package.json'), join(app, 'package.json'))
 await symlink(join(repoRoot, 'node_modules'), join(app, 'node_modules'), 'dir')
