@@ -1,6 +1,6 @@
 // The demo's script is bundled by `npm run build`, never at run time: no runtime source imports
-// esbuild, esbuild is only a dev dependency (so `npm ci --omit=dev`, as the image's runtime stage
-// runs it, installs no bundler), and the demo plugin reads the bundle the build wrote.
+// esbuild, esbuild is only a dev dependency (so `npm prune --omit=dev`, as the image's build
+// stage runs it, leaves no bundler), and the demo plugin reads the bundle the build wrote.
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
@@ -52,7 +52,7 @@ t.test('esbuild is a dev dependency only, also in the lock file', async (t) => {
   for (const field of ['dependencies', 'optionalDependencies', 'peerDependencies'] as const) {
     t.notOk(Object.keys(pkg[field] ?? {}).some(isBundler), `not in ${field}`)
   }
-  // npm ci --omit=dev skips exactly the packages the lock file marks dev: a production
+  // npm prune --omit=dev drops exactly the packages the lock file marks dev: a production
   // dependency that pulled esbuild in would clear the mark.
   const lock = JSON.parse(await readFile(join(repoRoot, 'package-lock.json'), 'utf8')) as PackageLock
   const bundlerPackages = Object.entries(lock.packages).filter(([path]) => isBundler(path.split('node_modules/').at(-1) ?? ''))
