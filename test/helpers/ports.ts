@@ -1,8 +1,49 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createServer } from 'node:net'
+import { readFileSync } from 'node:fs'
 
-/** Asks the kernel for a free loopback port. */
+/**
+ * A free loopback port for a server a test starts a moment later. Not one the kernel hands out
+ * for port 0: those are its ephemeral ports, which every outgoing connection (HTTP clients, Redis
+ * clients, in any process) also takes as its source port, so one freed here could be taken
+ * before the test binds it (EADDRINUSE). Ports just below the ephemeral range are never taken
+ * that way; each is checked by binding it, and never given twice by this process.
+ */
 export async function freePort (): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = range.low + Math.floor(Math.random() * (range.high - range.low + 1))
+    if (given.has(port)) continue
+    if (await bindable(port)) {
+      given.add(port)
+      return port
+    }
+  }
+  // Nothing free below the ephemeral range (or not on Linux): ask the kernel after all.
+  return await kernelPort()
+}
+
+const given = new Set<number>()
+const range = belowEphemeralPorts()
+
+function belowEphemeralPorts (): { low: number, high: number } {
+  let ephemeralLow = 32768
+  try {
+    ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || ephemeralLow
+  } catch {}
+  const high = Math.max(2048, ephemeralLow - 1)
+  return { low: Math.max(1025, high - 12_000), high }
+}
+
+async function bindable (port: number): Promise<boolean> {
+  return await new Promise((resolve) => {
+    const server = createServer()
+    server.unref()
+    server.once('error', () => { resolve(false) })
+    server.listen(port, '127.0.0.1', () => { server.close(() => { resolve(true) }) })
+  })
+}
+
+async function kernelPort (): Promise<number> {
   return await new Promise((resolve, reject) => {
     const server = createServer()
     server.unref()
