@@ -10,6 +10,7 @@ import type { EmulatorSettings } from './options.js'
 import type { AuthorizationCodeStore } from './oauth/authorization-codes.js'
 import type { TokenStore } from './oauth/token-store.js'
 import type { ReceivedLog } from './received-requests.js'
+import type { FileProcessing } from './upload/file-processing.js'
 import type { UploadStore } from './upload/upload-store.js'
 
 export interface EmulatorContext {
@@ -26,6 +27,8 @@ export interface EmulatorContext {
   tokens: TokenStore
   codes: AuthorizationCodeStore
   uploads: UploadStore
+  /** Stored files' way from processing to ready (upload/file-processing.ts). */
+  processing: FileProcessing
   folders: FolderTree
   /** Each user's library version and time of last change: the library's validators. */
   library: LibraryVersions

@@ -3,7 +3,7 @@
 // variables that are set become options; startEmulator fills in the rest.
 import { EnvReader, type Env } from '../env-reader.js'
 import { defaultUserInputs } from './fixture-users.js'
-import type { EmulatorOptions } from './options.js'
+import { maxProcessingMs, type EmulatorOptions } from './options.js'
 
 const maxTtlSeconds = 10 * 365 * 86400
 
@@ -25,6 +25,7 @@ export function readEmulatorEnv (read: EnvReader): EmulatorOptions {
     signingKey: read.raw('EMULATOR_SIGNING_KEY'),
     publicApiOrigin: read.raw('EMULATOR_PUBLIC_API_ORIGIN'),
     publicUploadOrigin: read.raw('EMULATOR_PUBLIC_UPLOAD_ORIGIN'),
+    processingMs: read.optionalInteger('EMULATOR_PROCESSING_MS', { min: 0, max: maxProcessingMs }),
     users: privateTokens(read)
   }
   // Unset variables leave no key behind, so `{ ...fromEnv, ...overrides }` works as expected.

@@ -17,6 +17,8 @@ import { createAuthorizationCodeStore } from './oauth/authorization-codes.js'
 import { createTokenStore } from './oauth/token-store.js'
 import { resolveOptions, type EmulatorOptions } from './options.js'
 import { createReceivedLog, type ReceivedRequest } from './received-requests.js'
+import { fileReady } from './upload/file-lifecycle.js'
+import { createFileProcessing } from './upload/file-processing.js'
 import { createUploadStore } from './upload/upload-store.js'
 import { buildUploadServer } from './upload/upload-server.js'
 
@@ -44,7 +46,7 @@ export interface RunningEmulator {
   resetCounters: () => void
   injectFault: (fault: FaultSpec) => void
   clearFaults: () => void
-  /** Changes redirectUri, accessTokenTtl or rotateRefreshTokens while running. */
+  /** Changes redirectUri, accessTokenTtl, rotateRefreshTokens or processingMs while running. */
   configure: (changes: RuntimeConfig) => void
   /** Revokes every grant (of one user): their refresh fails with invalid_grant. */
   revokeTokens: (userName?: string) => void
@@ -74,13 +76,17 @@ export async function startEmulator (options: EmulatorOptions = {}): Promise<Run
     tokens: createTokenStore(),
     codes: createAuthorizationCodeStore(),
     uploads,
+    processing: createFileProcessing((file) => { fileReady(context, file) }),
     folders: createFolderTree(),
     library: createLibraryVersions(),
     received: createReceivedLog()
   }
   const apiServer = buildApiServer(context)
   const uploadServer = buildUploadServer(context)
-  const stopServers = async (): Promise<void> => { await Promise.all([apiServer.close(), uploadServer.close()]) }
+  const stopServers = async (): Promise<void> => {
+    context.processing.stop()
+    await Promise.all([apiServer.close(), uploadServer.close()])
+  }
   try {
     await apiServer.listen({ host: settings.host, port: settings.apiPort })
     await uploadServer.listen({ host: settings.host, port: settings.uploadPort })
@@ -110,7 +116,7 @@ export async function startEmulator (options: EmulatorOptions = {}): Promise<Run
     resetCounters: () => { Object.assign(context.counters, zeroCounters()) },
     injectFault: (fault) => { context.faults.inject(parseFault(fault)) },
     clearFaults: () => { context.faults.clear() },
-    configure: (changes) => { applyRuntimeConfig(settings, changes) },
+    configure: (changes) => { applyRuntimeConfig(context, changes) },
     revokeTokens: (userName) => { context.tokens.revokeUser(userName) },
     receivedRequests: () => context.received.list(),
     clearReceivedRequests: () => { context.received.clear() },

@@ -41,6 +41,11 @@ export interface EmulatorOptions {
    * closing (upload/lingering-close.ts). Default 5000 ms, 16 MiB; tests shorten them.
    */
   lingeringClose?: Partial<LingerLimits>
+  /**
+   * Milliseconds a stored file stays `processing` (the service transcodes it) before it is
+   * `ready`. Default 3000; 0 makes it ready at the next turn of the event loop.
+   */
+  processingMs?: number
 }
 
 /** The settings a running emulator works from; the runtime-changeable ones are mutable. */
@@ -63,6 +68,7 @@ export interface EmulatorSettings {
   publicApiOrigin: string | undefined
   publicUploadOrigin: string | undefined
   lingeringClose: LingerLimits
+  processingMs: number
 }
 
 export const defaults = {
@@ -76,7 +82,15 @@ export const defaults = {
   refreshTokenTtl: 60 * 24 * 3600,
   rotateRefreshTokens: true,
   uploadTtl: 3600,
-  authorizationCodeTtl: 60
+  authorizationCodeTtl: 60,
+  processingMs: 3000
+}
+
+/** The longest processing time allowed: a day. */
+export const maxProcessingMs = 24 * 3600 * 1000
+
+export function isProcessingMs (value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= maxProcessingMs
 }
 
 export function resolveOptions (options: EmulatorOptions = {}): EmulatorSettings {
@@ -132,10 +146,12 @@ export function resolveOptions (options: EmulatorOptions = {}): EmulatorSettings
     signingKey: options.signingKey ?? randomBytes(32).toString('base64url'),
     publicApiOrigin: origin('publicApiOrigin', options.publicApiOrigin),
     publicUploadOrigin: origin('publicUploadOrigin', options.publicUploadOrigin),
-    lingeringClose: { ...defaultLinger, ...options.lingeringClose }
+    lingeringClose: { ...defaultLinger, ...options.lingeringClose },
+    processingMs: options.processingMs ?? defaults.processingMs
   }
   const { ms, bytes } = settings.lingeringClose
   if (!Number.isSafeInteger(ms) || ms < 1 || !Number.isSafeInteger(bytes) || bytes < 1) problems.push('lingeringClose.ms and lingeringClose.bytes must be positive integers')
+  if (!isProcessingMs(settings.processingMs)) problems.push(`processingMs must be an integer from 0 to ${maxProcessingMs}`)
   if (typeof settings.rotateRefreshTokens !== 'boolean') problems.push('rotateRefreshTokens must be a boolean')
   if (settings.signingKey.length < 16) problems.push('signingKey must be at least 16 characters')
   if (problems.length > 0) throw new TypeError(`Invalid emulator options:\n  - ${problems.join('\n  - ')}`)

@@ -58,7 +58,7 @@ t.test('config changes the redirect URI, the access token TTL and rotation at ru
   const emulator = await startTestEmulator(t)
   const oldRedirect = emulator.redirectUri
   const changed = await apiCall(`${emulator.baseUrl}/__emulator/config`, { method: 'POST', json: { redirectUri: 'http://127.0.0.1:5555/auth/callback', accessTokenTtl: 42 } })
-  t.same(changed.body, { redirectUri: 'http://127.0.0.1:5555/auth/callback', accessTokenTtl: 42, rotateRefreshTokens: true })
+  t.same(changed.body, { redirectUri: 'http://127.0.0.1:5555/auth/callback', accessTokenTtl: 42, rotateRefreshTokens: true, processingMs: 3000 })
   t.equal(emulator.redirectUri, 'http://127.0.0.1:5555/auth/callback')
   const old = await request(authorizeUrl(emulator, { extra: { redirect_uri: oldRedirect } }))
   t.equal(old.statusCode, 400, 'the old redirect URI is no longer registered')
@@ -69,7 +69,7 @@ t.test('config changes the redirect URI, the access token TTL and rotation at ru
   const refreshed = await tokenRequest(emulator, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token })
   t.equal(refreshed.body.refresh_token, tokens.refresh_token)
   t.same((await apiCall(`${emulator.baseUrl}/__emulator/config`)).body.rotateRefreshTokens, false)
-  for (const bad of [{ redirectUri: 'not a url' }, { accessTokenTtl: 0 }, { rotateRefreshTokens: 'no' }, { clientSecret: 'x' }]) {
+  for (const bad of [{ redirectUri: 'not a url' }, { accessTokenTtl: 0 }, { rotateRefreshTokens: 'no' }, { processingMs: -1 }, { processingMs: 1.5 }, { clientSecret: 'x' }]) {
     t.equal((await apiCall(`${emulator.baseUrl}/__emulator/config`, { method: 'POST', json: bad })).status, 400, JSON.stringify(bad))
   }
   t.equal(emulator.redirectUri, 'http://127.0.0.1:5555/auth/callback', 'bad input changed nothing')

@@ -32,6 +32,7 @@ t.test('read: the upload entry plus its API links', async (t) => {
     size: 7,
     mime_type: answer.body.mime_type,
     created: answer.body.created,
+    status: 'processing',
     urls: { file: `${emulator.baseUrl}/api/files/${fileId}` },
     api: { self: `${emulator.baseUrl}/api/files/${fileId}`, share: `${emulator.baseUrl}/api/files/${fileId}/share` }
   })

@@ -43,6 +43,7 @@ t.test('contents lists files with their views, and the folders and files switche
     size: 3,
     mime_type: full.body.files[0].mime_type,
     created: full.body.files[0].created,
+    status: 'processing',
     urls: { file: `${emulator.baseUrl}/api/files/${fileId}` },
     api: { self: `${emulator.baseUrl}/api/files/${fileId}`, share: `${emulator.baseUrl}/api/files/${fileId}/share` }
   }])

@@ -6,6 +6,7 @@ import type { EmulatorContext } from '../context.js'
 import { badRequest } from '../http/emulator-error.js'
 import { sendJson } from '../http/replies.js'
 import { searchParamsOf } from '../http/requests.js'
+import { fileStored } from '../upload/file-lifecycle.js'
 import { defaultTitle, uploadAnswer } from '../upload/file-views.js'
 import { receiveFile } from '../upload/receive-file.js'
 import { existingFolder } from '../upload/upload-checks.js'
@@ -35,8 +36,7 @@ export function singleCallUploadRoute (app: FastifyInstance, context: EmulatorCo
       folderId,
       title: fields.title !== undefined && fields.title !== '' ? fields.title : defaultTitle(file.filename)
     })
-    context.counters.uploads += 1
-    context.library.changed(caller.user.name)
+    fileStored(context, stored)
     return sendJson(reply, 200, uploadAnswer(context, stored, false))
   })
 }

@@ -33,6 +33,7 @@ export function emulatorHookRoutes (app: FastifyInstance, context: EmulatorConte
       size: file.size,
       sha256: file.sha256,
       mime_type: file.mimeType,
+      status: file.status,
       path: file.path
     }))
   }))
@@ -83,7 +84,7 @@ export function emulatorHookRoutes (app: FastifyInstance, context: EmulatorConte
 
   app.get(`${prefix}/config`, async (_request, reply) => sendJson(reply, 200, currentRuntimeConfig(context.settings)))
 
-  app.post(`${prefix}/config`, async (request, reply) => sendJson(reply, 200, applyRuntimeConfig(context.settings, fieldsOf(request))))
+  app.post(`${prefix}/config`, async (request, reply) => sendJson(reply, 200, applyRuntimeConfig(context, fieldsOf(request))))
 
   app.get(`${prefix}/users`, async (_request, reply) => sendJson(reply, 200, {
     users: context.settings.users.map((user) => ({

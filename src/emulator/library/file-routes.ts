@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import type { EmulatorContext } from '../context.js'
 import { fieldsOf } from '../http/body-parsers.js'
 import { sendJson } from '../http/replies.js'
+import { deleteFile } from '../upload/file-lifecycle.js'
 import { sendCacheable } from './etag.js'
 import { requestedFile } from './library-access.js'
 import { fileTitle } from './library-fields.js'
@@ -26,8 +27,7 @@ export function fileRoutes (app: FastifyInstance, context: EmulatorContext): voi
 
   app.delete<FileRoute>('/api/files/:file_id', async (request, reply) => {
     const file = requestedFile(context, request, 'manage')
-    await context.uploads.remove(file)
-    context.library.changed(file.userName)
+    await deleteFile(context, file)
     return sendJson(reply, 200, { status: 'success' })
   })
 }

@@ -8,6 +8,7 @@ import { faultHook } from '../faults.js'
 import { EmulatorError, badRequest } from '../http/emulator-error.js'
 import { sendJson } from '../http/replies.js'
 import { searchParamsOf } from '../http/requests.js'
+import { fileStored } from './file-lifecycle.js'
 import { defaultTitle, extensionOf, uploadAnswer } from './file-views.js'
 import { receiveFile } from './receive-file.js'
 import { existingFolder, folderBeforeBody, gone, openRegistration, refuseDeclaredLength, uploadTooLarge } from './upload-checks.js'
@@ -66,8 +67,7 @@ export function directUploadRoute (app: FastifyInstance, context: EmulatorContex
       })
       registration.fileIds.push(stored.fileId)
       registration.committedBytes += stored.size
-      context.counters.uploads += 1
-      context.library.changed(registration.userName)
+      fileStored(context, stored)
       return sendJson(reply, 200, uploadAnswer(context, stored, options.hideResponse))
     } finally {
       if (reservedFile) registration.reservedFiles -= 1

@@ -11,7 +11,11 @@ export function shareUrl (context: EmulatorContext, file: StoredFile): string {
   return `${context.baseUrl}/api/files/${file.fileId}/share`
 }
 
-/** The answer to an accepted upload; hide_response leaves out ids and links. */
+/**
+ * The answer to an accepted upload; hide_response leaves out ids and links. Its `status` is the
+ * upload's outcome ("success"), as published and as clients check it, so the file's own status
+ * (always "processing" at this moment) is not in it: the finish answer and the file view have it.
+ */
 export function uploadAnswer (context: EmulatorContext, file: StoredFile, hideResponse: boolean): Record<string, unknown> {
   if (hideResponse) return { status: 'success', title: file.title }
   return { status: 'success', file_id: file.fileId, title: file.title, api: { share: shareUrl(context, file) } }
@@ -26,6 +30,7 @@ export function fileEntry (context: EmulatorContext, file: StoredFile): Record<s
     size: file.size,
     mime_type: file.mimeType,
     created: Math.floor(file.uploadedAt / 1000),
+    status: file.status,
     urls: { file: fileUrl(context, file) }
   }
 }

@@ -23,6 +23,12 @@ export interface Registration {
   committedBytes: number
 }
 
+/**
+ * Where the service's work on a file stands: after an upload it transcodes the file, and until
+ * then the file cannot be played or embedded (upload/file-processing.ts moves it on).
+ */
+export type FileStatus = 'processing' | 'ready'
+
 export interface StoredFile {
   fileId: number
   /** The registration it came through; null for the single-call upload. */
@@ -36,6 +42,7 @@ export interface StoredFile {
   sha256: string
   path: string
   uploadedAt: number
+  status: FileStatus
 }
 
 export interface ReceivedFile {
@@ -118,7 +125,8 @@ export async function createUploadStore (dataDir: string, now: () => number = Da
         size: received.size,
         sha256: received.sha256,
         path,
-        uploadedAt: now()
+        uploadedAt: now(),
+        status: 'processing'
       }
       // Indexed before the rename is awaited, so a folder deleted meanwhile is not seen as empty
       // (the caller checked the folder exists just before calling this); taken out again if the
