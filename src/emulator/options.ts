@@ -1,6 +1,7 @@
 // Options of startEmulator, checked once at start so a typo fails loudly instead of producing an
 // emulator that behaves oddly later.
 import { randomBytes } from 'node:crypto'
+import { isAbsoluteHttpUrl } from './http/absolute-url.js'
 import { buildFixtureUsers, defaultUserInputs, type FixtureUser, type FixtureUserInput } from './fixture-users.js'
 import { defaultLinger, type LingerLimits } from './upload/lingering-close.js'
 
@@ -156,16 +157,6 @@ export function resolveOptions (options: EmulatorOptions = {}): EmulatorSettings
   if (settings.signingKey.length < 16) problems.push('signingKey must be at least 16 characters')
   if (problems.length > 0) throw new TypeError(`Invalid emulator options:\n  - ${problems.join('\n  - ')}`)
   return settings
-}
-
-export function isAbsoluteHttpUrl (value: unknown): value is string {
-  if (typeof value !== 'string') return false
-  try {
-    const url = new URL(value)
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hash === '' && !value.includes('#')
-  } catch {
-    return false
-  }
 }
 
 function isOrigin (value: string): boolean {

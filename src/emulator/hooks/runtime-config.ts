@@ -4,7 +4,8 @@
 // (processingMs 0).
 import type { EmulatorContext } from '../context.js'
 import { badRequest } from '../http/emulator-error.js'
-import { isAbsoluteHttpUrl, isProcessingMs, maxProcessingMs, type EmulatorSettings } from '../options.js'
+import { isAbsoluteHttpUrl } from '../http/absolute-url.js'
+import { isProcessingMs, maxProcessingMs, type EmulatorSettings } from '../options.js'
 
 export interface RuntimeConfig {
   redirectUri?: string
