@@ -6,6 +6,7 @@ import { singleCallUploadRoute } from './api/single-call-upload-route.js'
 import { uploadRegistrationRoutes } from './api/upload-registration-routes.js'
 import { userInfoRoute } from './api/user-info-route.js'
 import { emulatorHookRoutes } from './hooks/emulator-hook-routes.js'
+import { webhookHookRoutes } from './hooks/webhook-hook-routes.js'
 import { acceptFields, acceptForm, acceptStream } from './http/body-parsers.js'
 import { createEmulatorServer } from './http/server.js'
 import { answerPreflight, applyCorsHeaders } from './http/cors.js'
@@ -49,6 +50,7 @@ export function buildApiServer (context: EmulatorContext): FastifyInstance {
     userInfoRoute(scope, context)
     uploadRegistrationRoutes(scope, context)
     emulatorHookRoutes(scope, context)
+    webhookHookRoutes(scope, context)
   })
   app.register(async (scope) => { libraryScope(scope, context) })
   app.register(async (scope) => {

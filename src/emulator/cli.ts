@@ -19,7 +19,7 @@ function describe (emulator: RunningEmulator): string {
     `  data dir:       ${emulator.dataDir}`,
     '  users:',
     ...users,
-    `  test hooks:     ${emulator.apiOrigin}/__emulator/ (counters, files, tokens, received, faults, config, revoke)`,
+    `  test hooks:     ${emulator.apiOrigin}/__emulator/ (counters, files, tokens, received, faults, config, revoke, webhooks)`,
     'Press Ctrl-C to stop.',
     ''
   ].join('\n')

@@ -12,6 +12,7 @@ import type { TokenStore } from './oauth/token-store.js'
 import type { ReceivedLog } from './received-requests.js'
 import type { FileProcessing } from './upload/file-processing.js'
 import type { UploadStore } from './upload/upload-store.js'
+import type { Webhooks } from './webhooks/webhooks.js'
 
 export interface EmulatorContext {
   settings: EmulatorSettings
@@ -34,8 +35,14 @@ export interface EmulatorContext {
   library: LibraryVersions
   /** The last requests to /api/ (received-requests.ts). */
   received: ReceivedLog
+  /** Outbound webhooks: the accounts' endpoints, the sender and its log (webhooks/). */
+  webhooks: Webhooks
 }
 
 export function findUser (context: EmulatorContext, name: string): FixtureUser | undefined {
   return context.settings.users.find((user) => user.name === name)
+}
+
+export function userNames (context: EmulatorContext): string[] {
+  return context.settings.users.map((user) => user.name)
 }

@@ -2,6 +2,7 @@
 // environment reader (src/env-reader.ts), so every bad variable is named at once. Only the
 // variables that are set become options; startEmulator fills in the rest.
 import { EnvReader, type Env } from '../env-reader.js'
+import { isAbsoluteHttpUrl } from './http/absolute-url.js'
 import { defaultUserInputs } from './fixture-users.js'
 import { maxProcessingMs, type EmulatorOptions } from './options.js'
 
@@ -26,7 +27,8 @@ export function readEmulatorEnv (read: EnvReader): EmulatorOptions {
     publicApiOrigin: read.raw('EMULATOR_PUBLIC_API_ORIGIN'),
     publicUploadOrigin: read.raw('EMULATOR_PUBLIC_UPLOAD_ORIGIN'),
     processingMs: read.optionalInteger('EMULATOR_PROCESSING_MS', { min: 0, max: maxProcessingMs }),
-    users: privateTokens(read)
+    users: privateTokens(read),
+    webhooks: webhookForEveryUser(read)
   }
   // Unset variables leave no key behind, so `{ ...fromEnv, ...overrides }` works as expected.
   for (const key of Object.keys(options) as Array<keyof EmulatorOptions>) {
@@ -59,4 +61,23 @@ function privateTokens (read: EnvReader): EmulatorOptions['users'] {
     const token = tokens.get(user.name)
     return token === undefined ? { ...user } : { ...user, privateToken: token }
   })
+}
+
+/**
+ * EMULATOR_WEBHOOK_URL with EMULATOR_WEBHOOK_KEY: one endpoint, for every event, in every fixture
+ * user's account (the service configures endpoints per account).
+ */
+function webhookForEveryUser (read: EnvReader): EmulatorOptions['webhooks'] {
+  const url = read.raw('EMULATOR_WEBHOOK_URL')
+  const key = read.raw('EMULATOR_WEBHOOK_KEY')
+  if (url === undefined && key === undefined) return undefined
+  if (url === undefined || key === undefined) {
+    read.problem(url === undefined ? 'EMULATOR_WEBHOOK_URL' : 'EMULATOR_WEBHOOK_KEY', 'is needed with ' + (url === undefined ? 'EMULATOR_WEBHOOK_KEY' : 'EMULATOR_WEBHOOK_URL'))
+    return undefined
+  }
+  if (!isAbsoluteHttpUrl(url)) {
+    read.problem('EMULATOR_WEBHOOK_URL', `must be an absolute http(s) URL without a fragment, got "${url}"`)
+    return undefined
+  }
+  return defaultUserInputs.map((user) => ({ user: user.name, url, key }))
 }

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildApiServer } from './api-server.js'
-import type { EmulatorContext } from './context.js'
+import { userNames, type EmulatorContext } from './context.js'
 import { copyCounters, zeroCounters, type EmulatorCounters } from './counters.js'
 import { createFaultTable, parseFault, type FaultSpec } from './faults.js'
 import type { FixtureUser } from './fixture-users.js'
@@ -21,6 +21,9 @@ import { fileReady } from './upload/file-lifecycle.js'
 import { createFileProcessing } from './upload/file-processing.js'
 import { createUploadStore } from './upload/upload-store.js'
 import { buildUploadServer } from './upload/upload-server.js'
+import { parseWebhookEndpoint, type WebhookEndpointInput } from './webhooks/webhook-endpoints.js'
+import type { WebhookAttempt } from './webhooks/webhook-log.js'
+import { createWebhooks } from './webhooks/webhooks.js'
 
 export type { EmulatorCounters } from './counters.js'
 export type { FaultEndpoint, FaultSpec } from './faults.js'
@@ -29,6 +32,9 @@ export type { RuntimeConfig } from './hooks/runtime-config.js'
 export type { EmulatorOptions } from './options.js'
 export type { ReceivedRequest } from './received-requests.js'
 export { defaults as emulatorDefaults } from './options.js'
+export type { WebhookEndpointInput } from './webhooks/webhook-endpoints.js'
+export type { WebhookEvent } from './webhooks/webhook-events.js'
+export type { WebhookAttempt, WebhookBody } from './webhooks/webhook-log.js'
 
 export interface RunningEmulator {
   /** http://127.0.0.1:PORT */
@@ -53,6 +59,12 @@ export interface RunningEmulator {
   /** The last 200 requests to /api/ as received (method, path with query, headers), oldest first. */
   receivedRequests: () => ReceivedRequest[]
   clearReceivedRequests: () => void
+  /** Adds a webhook endpoint to an account (one it has at the same URL is replaced); checked like the hook's. */
+  addWebhook: (endpoint: WebhookEndpointInput) => void
+  /** Removes every webhook endpoint (the log of attempts stays). */
+  clearWebhooks: () => void
+  /** Every delivery attempt, oldest first (the last 200). */
+  webhooksSent: () => WebhookAttempt[]
   /** Closes both servers, destroying open sockets; removes a data dir it created. */
   stop: () => Promise<void>
 }
@@ -79,13 +91,14 @@ export async function startEmulator (options: EmulatorOptions = {}): Promise<Run
     processing: createFileProcessing((file) => { fileReady(context, file) }),
     folders: createFolderTree(),
     library: createLibraryVersions(),
-    received: createReceivedLog()
+    received: createReceivedLog(),
+    webhooks: createWebhooks({ endpoints: settings.webhooks, retryDelaysMs: settings.webhookRetryDelaysMs })
   }
   const apiServer = buildApiServer(context)
   const uploadServer = buildUploadServer(context)
   const stopServers = async (): Promise<void> => {
     context.processing.stop()
-    await Promise.all([apiServer.close(), uploadServer.close()])
+    await Promise.all([apiServer.close(), uploadServer.close(), context.webhooks.stop()])
   }
   try {
     await apiServer.listen({ host: settings.host, port: settings.apiPort })
@@ -120,6 +133,9 @@ export async function startEmulator (options: EmulatorOptions = {}): Promise<Run
     revokeTokens: (userName) => { context.tokens.revokeUser(userName) },
     receivedRequests: () => context.received.list(),
     clearReceivedRequests: () => { context.received.clear() },
+    addWebhook: (endpoint) => { context.webhooks.endpoints.add(parseWebhookEndpoint(endpoint, userNames(context))) },
+    clearWebhooks: () => { context.webhooks.endpoints.clear() },
+    webhooksSent: () => context.webhooks.sent(),
     stop: async () => {
       stopping ??= (async () => {
         await stopServers()

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto'
 import { isAbsoluteHttpUrl } from './http/absolute-url.js'
 import { buildFixtureUsers, defaultUserInputs, type FixtureUser, type FixtureUserInput } from './fixture-users.js'
 import { defaultLinger, type LingerLimits } from './upload/lingering-close.js'
+import { parseWebhookEndpoint, type WebhookEndpoint, type WebhookEndpointInput } from './webhooks/webhook-endpoints.js'
 
 export interface EmulatorOptions {
   /** Interface both servers listen on. Default 127.0.0.1. */
@@ -47,6 +48,16 @@ export interface EmulatorOptions {
    * `ready`. Default 3000; 0 makes it ready at the next turn of the event loop.
    */
   processingMs?: number
+  /**
+   * Outbound webhook endpoints, each for one account (fixture user): that account's events are
+   * POSTed to `url`, signed with `key`. `events` defaults to all (webhooks/webhook-events.ts).
+   */
+  webhooks?: WebhookEndpointInput[]
+  /**
+   * Milliseconds before each of the three retries of a delivery that failed. Default
+   * [1000, 5000, 15000]; tests shorten them.
+   */
+  webhookRetryDelaysMs?: number[]
 }
 
 /** The settings a running emulator works from; the runtime-changeable ones are mutable. */
@@ -70,6 +81,8 @@ export interface EmulatorSettings {
   publicUploadOrigin: string | undefined
   lingeringClose: LingerLimits
   processingMs: number
+  webhooks: WebhookEndpoint[]
+  webhookRetryDelaysMs: number[]
 }
 
 export const defaults = {
@@ -84,8 +97,13 @@ export const defaults = {
   rotateRefreshTokens: true,
   uploadTtl: 3600,
   authorizationCodeTtl: 60,
-  processingMs: 3000
+  processingMs: 3000,
+  webhookRetryDelaysMs: [1000, 5000, 15000] as readonly number[]
 }
+
+/** The service retries a failed delivery up to three times. */
+const webhookRetries = 3
+const maxRetryDelayMs = 3600 * 1000
 
 /** The longest processing time allowed: a day. */
 export const maxProcessingMs = 24 * 3600 * 1000
@@ -129,6 +147,20 @@ export function resolveOptions (options: EmulatorOptions = {}): EmulatorSettings
     problems.push((error as Error).message)
   }
 
+  const webhooks: WebhookEndpoint[] = []
+  if (options.webhooks !== undefined && !Array.isArray(options.webhooks)) problems.push('webhooks must be a list of { user, url, key, events? }')
+  for (const [index, input] of (Array.isArray(options.webhooks) ? options.webhooks : []).entries()) {
+    try {
+      webhooks.push(parseWebhookEndpoint(input, users.map((user) => user.name)))
+    } catch (error) {
+      problems.push(`webhooks[${index}]: ${(error as Error).message}`)
+    }
+  }
+  const retryDelays: unknown = options.webhookRetryDelaysMs ?? defaults.webhookRetryDelaysMs
+  if (!Array.isArray(retryDelays) || retryDelays.length !== webhookRetries || !retryDelays.every((delay) => Number.isInteger(delay) && delay >= 0 && delay <= maxRetryDelayMs)) {
+    problems.push(`webhookRetryDelaysMs must list ${webhookRetries} delays (integers from 0 to ${maxRetryDelayMs} ms), one per retry`)
+  }
+
   const settings: EmulatorSettings = {
     host: text('host', options.host, defaults.host),
     apiPort: port('apiPort', options.apiPort, defaults.apiPort),
@@ -148,7 +180,9 @@ export function resolveOptions (options: EmulatorOptions = {}): EmulatorSettings
     publicApiOrigin: origin('publicApiOrigin', options.publicApiOrigin),
     publicUploadOrigin: origin('publicUploadOrigin', options.publicUploadOrigin),
     lingeringClose: { ...defaultLinger, ...options.lingeringClose },
-    processingMs: options.processingMs ?? defaults.processingMs
+    processingMs: options.processingMs ?? defaults.processingMs,
+    webhooks,
+    webhookRetryDelaysMs: Array.isArray(retryDelays) ? [...retryDelays] as number[] : []
   }
   const { ms, bytes } = settings.lingeringClose
   if (!Number.isSafeInteger(ms) || ms < 1 || !Number.isSafeInteger(bytes) || bytes < 1) problems.push('lingeringClose.ms and lingeringClose.bytes must be positive integers')

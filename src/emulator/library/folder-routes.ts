@@ -7,6 +7,7 @@ import { fieldsOf } from '../http/body-parsers.js'
 import { EmulatorError, badRequest } from '../http/emulator-error.js'
 import { sendJson } from '../http/replies.js'
 import { searchParamsOf } from '../http/requests.js'
+import { folderEventData } from '../webhooks/webhook-events.js'
 import { sendCacheable } from './etag.js'
 import { requestedFolder } from './library-access.js'
 import { folderName, listingFlag } from './library-fields.js'
@@ -58,6 +59,7 @@ export function folderRoutes (app: FastifyInstance, context: EmulatorContext): v
     }
     context.folders.remove(folder)
     context.library.changed(folder.userName)
+    context.webhooks.emit(folder.userName, 'folder_trash', folderEventData(folder))
     return sendJson(reply, 200, { status: 'success' })
   })
 }

@@ -1,0 +1,27 @@
+// The test hooks of outbound webhooks, under /__emulator/webhooks: the accounts' endpoints (an
+// operator's settings on the real service) and every delivery attempt made.
+import type { FastifyInstance } from 'fastify'
+import { userNames, type EmulatorContext } from '../context.js'
+import { fieldsOf } from '../http/body-parsers.js'
+import { sendJson } from '../http/replies.js'
+import { parseWebhookEndpoint } from '../webhooks/webhook-endpoints.js'
+
+const prefix = '/__emulator/webhooks'
+
+/** Registered in a scope that reads bodies as fields (http/body-parsers.ts, acceptFields). */
+export function webhookHookRoutes (app: FastifyInstance, context: EmulatorContext): void {
+  const { endpoints } = context.webhooks
+  app.get(prefix, async (_request, reply) => sendJson(reply, 200, { webhooks: endpoints.list() }))
+
+  app.post(prefix, async (request, reply) => {
+    endpoints.add(parseWebhookEndpoint(fieldsOf(request), userNames(context)))
+    return sendJson(reply, 200, { webhooks: endpoints.list() })
+  })
+
+  app.delete(prefix, async (_request, reply) => {
+    endpoints.clear()
+    return sendJson(reply, 200, { webhooks: [] })
+  })
+
+  app.get(`${prefix}/sent`, async (_request, reply) => sendJson(reply, 200, { attempts: context.webhooks.sent() }))
+}
