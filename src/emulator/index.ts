@@ -23,6 +23,7 @@ import { createUploadStore } from './upload/upload-store.js'
 import { buildUploadServer } from './upload/upload-server.js'
 import { parseWebhookEndpoint, type WebhookEndpointInput } from './webhooks/webhook-endpoints.js'
 import type { WebhookAttempt } from './webhooks/webhook-log.js'
+import { parseWebhookSend, type WebhookSendSpec } from './webhooks/webhook-send-request.js'
 import { createWebhooks } from './webhooks/webhooks.js'
 
 export type { EmulatorCounters } from './counters.js'
@@ -35,6 +36,7 @@ export { defaults as emulatorDefaults } from './options.js'
 export type { WebhookEndpointInput } from './webhooks/webhook-endpoints.js'
 export type { WebhookEvent } from './webhooks/webhook-events.js'
 export type { WebhookAttempt, WebhookBody } from './webhooks/webhook-log.js'
+export type { WebhookSendSpec } from './webhooks/webhook-send-request.js'
 
 export interface RunningEmulator {
   /** http://127.0.0.1:PORT */
@@ -65,6 +67,8 @@ export interface RunningEmulator {
   clearWebhooks: () => void
   /** Every delivery attempt, oldest first (the last 200). */
   webhooksSent: () => WebhookAttempt[]
+  /** One delivery to an account's endpoint, now, without retries; resolves with the status it answered (0 without one). */
+  sendWebhook: (spec: WebhookSendSpec) => Promise<{ status: number }>
   /** Closes both servers, destroying open sockets; removes a data dir it created. */
   stop: () => Promise<void>
 }
@@ -136,6 +140,7 @@ export async function startEmulator (options: EmulatorOptions = {}): Promise<Run
     addWebhook: (endpoint) => { context.webhooks.endpoints.add(parseWebhookEndpoint(endpoint, userNames(context))) },
     clearWebhooks: () => { context.webhooks.endpoints.clear() },
     webhooksSent: () => context.webhooks.sent(),
+    sendWebhook: async (spec) => ({ status: await context.webhooks.send(parseWebhookSend(spec, userNames(context), context.webhooks.endpoints)) }),
     stop: async () => {
       stopping ??= (async () => {
         await stopServers()

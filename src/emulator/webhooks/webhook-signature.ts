@@ -24,9 +24,13 @@ export function webhookToken (): string {
   return randomBytes(25).toString('hex')
 }
 
-/** A new signature block: a timestamp of now, a new token, signed with the key. */
-export function signatureBlock (key: string): WebhookSignature {
-  const timestamp = webhookTimestamp()
-  const token = webhookToken()
-  return { timestamp, token, signature: webhookSignature(key, timestamp, token) }
+/**
+ * A new signature block: a timestamp of now, a new token, signed with the key. A part given
+ * (the test hook forging or replaying) is used as given, and a given timestamp or token is
+ * signed as it is sent, unless a signature is given too.
+ */
+export function signatureBlock (key: string, given: Partial<WebhookSignature> = {}): WebhookSignature {
+  const timestamp = given.timestamp ?? webhookTimestamp()
+  const token = given.token ?? webhookToken()
+  return { timestamp, token, signature: given.signature ?? webhookSignature(key, timestamp, token) }
 }

@@ -10,19 +10,25 @@ import { createWebhookEndpoints, type WebhookEndpoint, type WebhookEndpoints } f
 import { webhookApiVersion, type WebhookEvent } from './webhook-events.js'
 import { createWebhookLog, type WebhookAttempt, type WebhookBody } from './webhook-log.js'
 import { postWebhook, webhookDispatcher } from './webhook-post.js'
-import { signatureBlock } from './webhook-signature.js'
+import { signatureBlock, type WebhookSignature } from './webhook-signature.js'
 
-/** One delivery to one endpoint. */
-interface WebhookDelivery {
+/** One delivery to one endpoint; the test hook's may carry parts that replace the computed ones. */
+export interface WebhookDelivery {
   endpoint: WebhookEndpoint
   event: WebhookEvent
   data: unknown
+  id?: string
+  /** Given parts of the signature block; the others are computed (with `key`, if given). */
+  signature?: Partial<WebhookSignature>
+  key?: string
 }
 
 export interface Webhooks {
   endpoints: WebhookEndpoints
   /** Starts delivering the event to the account's endpoints that take it; never waits, never throws. */
   emit: (user: string, event: WebhookEvent, data: unknown) => void
+  /** One attempt, now, without retries: the status the endpoint answered (0 without one). */
+  send: (delivery: WebhookDelivery) => Promise<number>
   sent: () => WebhookAttempt[]
   stop: () => Promise<void>
 }
@@ -36,7 +42,7 @@ export function createWebhooks (options: { endpoints: WebhookEndpoint[], retryDe
 
   const attempt = async (delivery: WebhookDelivery, attemptNumber: number, id: string): Promise<number> => {
     const { endpoint, event, data } = delivery
-    const signature = signatureBlock(endpoint.key)
+    const signature = signatureBlock(delivery.key ?? endpoint.key, delivery.signature)
     const body: WebhookBody = { signature, id, event, api_version: webhookApiVersion, data }
     const status = await postWebhook(dispatcher, endpoint.url, body, stopping.signal)
     // An attempt cut off by stop() was never answered; nobody is left to read about it.
@@ -65,6 +71,10 @@ export function createWebhooks (options: { endpoints: WebhookEndpoint[], retryDe
     emit (user, event, data) {
       if (stopping.signal.aborted) return
       for (const endpoint of endpoints.of(user, event)) track(deliver(endpoint, event, data))
+    },
+    async send (delivery) {
+      if (stopping.signal.aborted) return 0
+      return await attempt(delivery, 1, delivery.id ?? randomUUID())
     },
     sent: () => log.list(),
     async stop () {
