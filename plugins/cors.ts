@@ -11,7 +11,7 @@ export default fp(async (app) => {
     origin: (origin, callback) => { callback(null, origin !== undefined && allowed.has(origin)) },
     credentials: true,
     methods: ['GET', 'POST', 'PUT', 'DELETE'],
-    allowedHeaders: ['content-type', 'x-csrf', 'if-none-match'],
+    allowedHeaders: ['content-type', 'x-csrf', 'if-none-match', 'last-event-id'],
     // Not a CORS-safelisted response header: without this, a page on another origin could not
     // read how long a 429 or 503 asks it to wait (the browser module honours it).
     exposedHeaders: ['retry-after'],

@@ -1,15 +1,24 @@
 // CSRF defence for every state-changing route, present and future: a custom header (which a
 // cross-site form cannot send and a cross-site fetch cannot send without a CORS preflight we
 // never grant) and, when the browser says where the request comes from, an allowed Origin.
+// A route that no browser calls and that carries no cookie's authority (the media service's
+// webhooks, verified by their own signature) says so with `config: { serverToServer: true }`.
 import fp from 'fastify-plugin'
 import { AppError } from '../src/errors.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Called by servers, never with a session: exempt from the CSRF check. */
+    serverToServer?: boolean
+  }
+}
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 export default fp(async (app) => {
   const allowed = new Set(app.config.allowedOrigins)
   app.addHook('onRequest', async (request) => {
-    if (SAFE_METHODS.has(request.method)) return
+    if (SAFE_METHODS.has(request.method) || request.routeOptions.config.serverToServer === true) return
     if (request.headers['x-csrf'] !== '1') {
       throw new AppError('csrf_failed', 'This request needs the header X-CSRF: 1.')
     }

@@ -128,7 +128,7 @@ function refusalCode (status: number): ErrorCode {
 
 async function endSignInQuietly (request: FastifyRequest, reply: FastifyReply): Promise<void> {
   try {
-    await request.server.endSignIn(request, reply)
+    await request.server.endSignIn(request, reply, 'ended')
   } catch {
     // The store is failing too; the sign-in is dead either way and the next call will tell.
   }

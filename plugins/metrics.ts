@@ -8,7 +8,7 @@
 // With METRICS_TOKEN set, /metrics (and /docs, plugins/docs.ts) are for operators only.
 import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { bearerTokenCheck } from '../src/bearer-token.js'
 
 export interface Metrics {
@@ -25,6 +25,16 @@ export interface Metrics {
   sessionsEnded: (reason: string, count: number) => void
   /** A relayed answer cut off after its status went out: deadline, malformed (or too large), upstream. */
   relayCutOff: (operation: string, reason: string) => void
+  /** A webhook of the media service, by outcome (accepted, duplicate, refused_*). */
+  webhook: (outcome: string) => void
+  /** A webhook's follow-up, by outcome (announced, unknown_file, nobody_signed_in, unreadable, ...). */
+  webhookFollowUp: (outcome: string) => void
+  /** Live channels (GET /events) open on this instance now. */
+  openStreams: (count: number) => void
+  /** A live event written to a channel. */
+  eventDelivered: () => void
+  /** A live channel closed by media-bff: slow_reader, session_limit, session_ended, instance_full. */
+  streamDropped: (reason: string) => void
 }
 
 declare module 'fastify' {
@@ -51,6 +61,11 @@ export default fp(async (app) => {
   const relayed = new Counter({ name: 'media_bff_relayed_calls_total', help: 'Calls through the relay (/api/...), by operation and outcome (ok, not_modified, refused, upstream_error, upstream_timeout, unavailable)', labelNames: ['operation', 'outcome'], registers: [registry] })
   const sessionsEnded = new Counter({ name: 'media_bff_sessions_ended_total', help: 'Sessions ended from elsewhere, by reason (ended_by_person, other_sessions, operator, over_cap)', labelNames: ['reason'], registers: [registry] })
   const cutOffs = new Counter({ name: 'media_bff_relayed_cut_offs_total', help: 'Relayed answers cut off after their status was sent, by operation and reason (deadline, malformed, upstream)', labelNames: ['operation', 'reason'], registers: [registry] })
+  const webhooks = new Counter({ name: 'media_bff_webhooks_total', help: 'Webhooks of the media service, by outcome (accepted, duplicate, refused_body, refused_signature, refused_stale, refused_replay, refused_tenant, refused_size, rate_limited, unavailable)', labelNames: ['outcome'], registers: [registry] })
+  const followUps = new Counter({ name: 'media_bff_webhook_follow_ups_total', help: 'Accepted webhooks followed up, by outcome (announced, not_a_file, unknown_file, nobody_signed_in, unreadable, failed, backlog_full)', labelNames: ['outcome'], registers: [registry] })
+  const openStreams = new Gauge({ name: 'media_bff_event_streams', help: 'Live channels (GET /events) open on this instance', registers: [registry] })
+  const delivered = new Counter({ name: 'media_bff_events_delivered_total', help: 'Live events written to a channel', registers: [registry] })
+  const dropped = new Counter({ name: 'media_bff_event_streams_dropped_total', help: 'Live channels closed by media-bff, by reason (slow_reader, session_limit, session_ended, instance_full)', labelNames: ['reason'], registers: [registry] })
   const upstream = new Histogram({ name: 'media_bff_upstream_request_duration_seconds', help: 'Calls to the media service, by endpoint and status (0: no answer)', labelNames: ['endpoint', 'status'], buckets: LATENCY_BUCKETS, registers: [registry] })
 
   app.decorate('metrics', {
@@ -63,7 +78,12 @@ export default fp(async (app) => {
     upstreamCall: (endpoint, status, seconds) => upstream.observe({ endpoint, status: String(status) }, seconds),
     relayed: (operation, status) => relayed.inc({ operation, outcome: relayOutcome(status) }),
     sessionsEnded: (reason, count) => { if (count > 0) sessionsEnded.inc({ reason }, count) },
-    relayCutOff: (operation, reason) => cutOffs.inc({ operation, reason })
+    relayCutOff: (operation, reason) => cutOffs.inc({ operation, reason }),
+    webhook: (outcome) => webhooks.inc({ outcome }),
+    webhookFollowUp: (outcome) => followUps.inc({ outcome }),
+    openStreams: (count) => openStreams.set(count),
+    eventDelivered: () => delivered.inc(),
+    streamDropped: (reason) => dropped.inc({ reason })
   } satisfies Metrics)
 
   // One histogram child per method, route pattern and status, found by one string key: prom-client

@@ -1,6 +1,7 @@
-// Rate limits on @fastify/rate-limit, one fixed one-minute window per key: sign-in and callback
-// per client address; registrations, finishes, relayed calls (/api/...) and the session list
-// (/auth/sessions) per signed-in user.
+// Rate limits on @fastify/rate-limit, one fixed one-minute window per key: sign-in and callback,
+// and the media service's webhooks, per client address; registrations, finishes, relayed calls
+// (/api/...), the session list (/auth/sessions) and live channels opened (/events) per signed-in
+// user.
 //
 // Per-user counters live in Redis when REDIS_URL is set (the store's own connection), so every
 // replica counts together; there are only as many as there are people signed in. Per-address
@@ -31,6 +32,8 @@ declare module 'fastify' {
     rateLimitFinish: preHandlerAsyncHookHandler
     rateLimitApi: preHandlerAsyncHookHandler
     rateLimitSessions: preHandlerAsyncHookHandler
+    rateLimitEvents: preHandlerAsyncHookHandler
+    rateLimitWebhooks: onRequestAsyncHookHandler
   }
 }
 
@@ -98,6 +101,8 @@ export default fp(async (app) => {
   app.decorate('rateLimitFinish', limiter('finish', rateLimit.finishPerMinute, signedInUser))
   app.decorate('rateLimitApi', limiter('api', rateLimit.apiPerMinute, signedInUser))
   app.decorate('rateLimitSessions', limiter('sessions', rateLimit.sessionsPerMinute, signedInUser))
+  app.decorate('rateLimitEvents', limiter('events', rateLimit.eventsPerMinute, signedInUser))
+  app.decorate('rateLimitWebhooks', limiter('webhooks', app.config.webhooks.perMinute, (request) => clientAddress(request.ip), perAddress))
 }, { name: 'rate-limit', dependencies: ['config', 'stores'] })
 
 /** The client as the limits count it: an IPv6 address stands for its /64. */

@@ -27,7 +27,11 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     /** Ends the sign-in held by this request's session: grant deleted, session destroyed, cookie cleared. */
-    endSignIn: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+    /**
+     * Why, for the session's open pages (GET /events): `signed_out` (the default), `expired`,
+     * or `ended` (its grant is gone). A new sign-in in the same browser says `replaced`.
+     */
+    endSignIn: (request: FastifyRequest, reply: FastifyReply, reason?: SessionEndReason) => Promise<void>
     /** This request's session, a fresh unsaved one if endSignIn already destroyed it. */
     ensureSession: (request: FastifyRequest) => Promise<FastifyRequest['session']>
     /**
@@ -106,7 +110,7 @@ export default fp(async (app) => {
     const now = Date.now()
     const idle = now - (session.lastSeen ?? session.authenticatedAt)
     if (now - session.authenticatedAt > settings.absoluteTimeoutMs || idle > settings.idleTimeoutMs) {
-      await endSignIn(app, request, reply)
+      await endSignIn(app, request, reply, 'expired')
       return
     }
     // A cookie signed with an older SESSION_SECRETS entry: @fastify/session re-signs the id with
@@ -118,7 +122,7 @@ export default fp(async (app) => {
     if ((isActivity && idle > touchIntervalMs) || signedWithOldSecret) session.lastSeen = now
   })
 
-  app.decorate('endSignIn', async (request: FastifyRequest, reply: FastifyReply) => { await endSignIn(app, request, reply) })
+  app.decorate('endSignIn', async (request: FastifyRequest, reply: FastifyReply, reason: SessionEndReason = 'signed_out') => { await endSignIn(app, request, reply, reason) })
   app.decorate('ensureSession', ensureSession)
   app.decorate('beginSession', async (request: FastifyRequest, signedIn: SignedInSession) => { await beginSession(app, request, signedIn) })
 }, { name: 'session', dependencies: ['config', 'stores', 'metrics'] })
@@ -150,7 +154,9 @@ async function ensureSession (request: FastifyRequest): Promise<FastifyRequest['
   return request.session
 }
 
-async function endSignIn (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export type SessionEndReason = 'signed_out' | 'expired' | 'ended'
+
+async function endSignIn (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, reason: SessionEndReason): Promise<void> {
   const { session } = request
   if (session === undefined || session === null) return
   const grantId = session.grantId
@@ -158,6 +164,7 @@ async function endSignIn (app: FastifyInstance, request: FastifyRequest, reply: 
   const person = personOf(session)
   if (person !== undefined && session.handle !== undefined) await app.personSessions.forget(person, session.handle)
   await session.destroy()
+  if (session.handle !== undefined) app.announceSessionsEnded([session.handle], reason)
   const { cookieName, secureCookie } = app.config.session
   reply.clearCookie(cookieName, { path: '/', httpOnly: true, secure: secureCookie, sameSite: 'lax' })
 }
@@ -169,6 +176,8 @@ async function beginSession (app: FastifyInstance, request: FastifyRequest, sign
   const oldGrant = previous.grantId
   await request.session.regenerate()
   if (oldGrant !== undefined) await app.grants.delete(oldGrant)
+  // This browser's open pages follow it to the new session (they reconnect with the new cookie).
+  if (previousHandle !== undefined) app.announceSessionsEnded([previousHandle], 'replaced')
   const person = personOf(signedIn)
   const samePerson = person !== undefined && previousPerson?.tenant === person.tenant && previousPerson.userId === person.userId
   if (previousPerson !== undefined && previousHandle !== undefined && !samePerson) await app.personSessions.forget(previousPerson, previousHandle)

@@ -14,6 +14,9 @@ import { createRegistrations, type Registrations } from '../src/uploads/registra
 import { createSessionStore, type SessionStore } from '../src/store/session-store.js'
 import { createSessionIndex } from '../src/sessions/session-index.js'
 import { createPersonSessions, type PersonSessions, type SessionRecord } from '../src/sessions/person-sessions.js'
+import { createMemoryEventBus, createRedisEventBus, type EventBus } from '../src/events/event-bus.js'
+import { newMessageId } from '../src/events/live-message.js'
+import { createUploadedFiles, type UploadedFiles } from '../src/uploads/uploaded-files.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -30,6 +33,12 @@ declare module 'fastify' {
     sessionStore: SessionStore<{ authenticatedAt?: number }>
     /** Each person's sessions: listed, ended one by one or all at once, on every instance. */
     personSessions: PersonSessions
+    /** Live messages between instances (Redis pub/sub, or in this process). */
+    eventBus: EventBus
+    /** Whose files media-bff saw finished, for the webhooks about them. */
+    uploadedFiles: UploadedFiles
+    /** Tells every instance that these sessions ended: their open pages are closed and told why. */
+    announceSessionsEnded: (handles: string[], reason: string) => void
   }
 }
 
@@ -74,6 +83,14 @@ export default fp(async (app) => {
     }
   })
   app.decorate('sessionStore', sessionStore)
+  const eventBus = kv.redisClient === undefined ? createMemoryEventBus() : createRedisEventBus(kv.redisClient, `${config.redisKeyPrefix}live-events`)
+  app.decorate('eventBus', eventBus)
+  app.decorate('uploadedFiles', createUploadedFiles(kv))
+  // A page that misses this (Redis away) learns it on its next call or when it is looked at again.
+  const announceSessionsEnded = (handles: string[], reason: string): void => {
+    eventBus.publish({ id: newMessageId(), event: 'session', handles, data: { ended: true, reason } }).catch(() => {})
+  }
+  app.decorate('announceSessionsEnded', announceSessionsEnded)
   app.decorate('personSessions', createPersonSessions({
     index: createSessionIndex(kv, { lifetimeMs: absoluteTimeoutMs }),
     readSession: async (sid) => sessionRecordOf(await sessionStore.load(sid)),
@@ -81,9 +98,11 @@ export default fp(async (app) => {
     deleteGrant: async (grantId) => { await app.grants.delete(grantId) },
     idleTimeoutMs,
     absoluteTimeoutMs,
-    maxPerPerson: MAX_SESSIONS_PER_PERSON
+    maxPerPerson: MAX_SESSIONS_PER_PERSON,
+    onEnded: (handles) => { announceSessionsEnded(handles, 'ended') }
   }))
   app.addHook('onClose', async () => {
+    await eventBus.close()
     await kv.close()
     if (uploadKv !== kv) await uploadKv.close()
   })

@@ -188,7 +188,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     if (session?.grantId === undefined) return { authenticated: false, login_url: LOGIN_URL }
     const stored = await app.grants.read(session.grantId)
     if (stored === undefined) {
-      await app.endSignIn(request, reply)
+      await app.endSignIn(request, reply, 'ended')
       return { authenticated: false, login_url: LOGIN_URL }
     }
     const { grant } = stored

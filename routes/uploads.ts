@@ -47,6 +47,7 @@ const FinishResult = Type.Object({
     title: Type.Optional(Type.String()),
     filename: Type.Optional(Type.String()),
     size: Type.Optional(Type.Number()),
+    status: Type.Optional(Type.String({ description: 'processing until the service has transcoded it, then ready' })),
     urls: Type.Optional(Type.Object({ file: Type.Optional(Type.String()) }))
   }))
 })
@@ -100,6 +101,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       throw error
     })
     app.metrics.finish('finished')
+    const { handle, grantId, user } = request.session
+    if (tenant !== undefined) await app.webhooks.rememberFinished(tenant, { handle, grantId, userId: user?.id }, result.files)
+    await app.announceFinished(request.session, result.files)
     return result
   })
 }

@@ -18,6 +18,8 @@ import mediaPlugin from '../plugins/media.js'
 import grantsPlugin from '../plugins/grants.js'
 import rateLimitPlugin from '../plugins/rate-limit.js'
 import relayPlugin from '../plugins/relay.js'
+import liveEventsPlugin from '../plugins/live-events.js'
+import webhooksPlugin from '../plugins/webhooks.js'
 import demoSitePlugin from '../plugins/demo-site.js'
 import clientModulePlugin from '../plugins/client-module.js'
 import healthRoutes from '../routes/health.js'
@@ -26,6 +28,8 @@ import uploadRoutes from '../routes/uploads.js'
 import apiRoutes from '../routes/api.js'
 import sessionRoutes from '../routes/sessions.js'
 import operatorRoutes from '../routes/operator.js'
+import eventRoutes from '../routes/events.js'
+import webhookRoutes from '../routes/webhooks.js'
 
 export interface AppOptions {
   config: Config
@@ -48,12 +52,16 @@ export async function app (fastify: FastifyInstance, { config }: AppOptions): Pr
   await fastify.register(grantsPlugin)
   await fastify.register(rateLimitPlugin)
   await fastify.register(relayPlugin)
+  await fastify.register(liveEventsPlugin)
+  await fastify.register(webhooksPlugin)
   await fastify.register(healthRoutes)
   await fastify.register(authRoutes)
   await fastify.register(uploadRoutes)
   await fastify.register(apiRoutes)
   await fastify.register(sessionRoutes)
   await fastify.register(operatorRoutes)
+  await fastify.register(eventRoutes)
+  await fastify.register(webhookRoutes)
   await fastify.register(clientModulePlugin)
   if (config.demoSite) await fastify.register(demoSitePlugin)
 }

@@ -64,12 +64,16 @@ export interface Config {
   /** Relayed calls one signed-in user may have in flight on one instance. */
   relayMaxInFlightPerUser: number
   bodyLimit: number
-  rateLimit: { loginPerMinute: number, registerPerMinute: number, finishPerMinute: number, apiPerMinute: number, sessionsPerMinute: number }
+  rateLimit: { loginPerMinute: number, registerPerMinute: number, finishPerMinute: number, apiPerMinute: number, sessionsPerMinute: number, eventsPerMinute: number }
   demoSite: boolean
   /** When set, GET /metrics and /docs answer only `Authorization: Bearer <metricsToken>`. */
   metricsToken: string | undefined
   /** When set, the operators' endpoints exist (/operator/...), only for `Authorization: Bearer <operatorToken>`. */
   operatorToken: string | undefined
+  /** The media service's webhooks: where they are received, and each tenant's keys (none: off). */
+  webhooks: { path: string, keys: Map<string, string[]>, perMinute: number }
+  /** The live channel (GET /events): how many this instance holds at most, how often it says it is alive. */
+  events: { maxStreams: number, heartbeatMs: number }
 }
 
 export class ConfigError extends Error {
@@ -255,14 +259,51 @@ export function loadConfig (env: Env = process.env): Config {
       registerPerMinute: read.integer('RATE_LIMIT_REGISTER_PER_MINUTE', 120, { min: 1 }),
       finishPerMinute: read.integer('RATE_LIMIT_FINISH_PER_MINUTE', 120, { min: 1 }),
       apiPerMinute: read.integer('RATE_LIMIT_API_PER_MINUTE', 600, { min: 1 }),
-      sessionsPerMinute: read.integer('RATE_LIMIT_SESSIONS_PER_MINUTE', 60, { min: 1 })
+      sessionsPerMinute: read.integer('RATE_LIMIT_SESSIONS_PER_MINUTE', 60, { min: 1 }),
+      eventsPerMinute: read.integer('RATE_LIMIT_EVENTS_PER_MINUTE', 120, { min: 1 })
     },
     demoSite: read.boolean('DEMO_SITE', false),
     metricsToken,
-    operatorToken
+    operatorToken,
+    webhooks: {
+      path: readWebhookPath(read),
+      keys: readWebhookKeys(read, tenants, defaultTenant),
+      perMinute: read.integer('RATE_LIMIT_WEBHOOKS_PER_MINUTE', 600, { min: 1 })
+    },
+    events: {
+      maxStreams: read.integer('EVENTS_MAX_STREAMS', 5000, { min: 1, max: 1_000_000 }),
+      // Under the read timeout of every proxy on the way (nginx's default is 60 s).
+      heartbeatMs: read.duration('EVENTS_HEARTBEAT', 20_000)
+    }
   }
   if (read.problems.length > 0) throw new ConfigError(read.problems)
   return config
+}
+
+const MIN_WEBHOOK_KEY_LENGTH = 16
+
+/**
+ * WEBHOOK_KEYS: the key of each webhook endpoint configured at the service, `key` for the one
+ * (default) tenant or `tenant:key,...`; several keys of one tenant all verify (rotation).
+ */
+function readWebhookKeys (read: EnvReader, tenants: Map<string, Tenant>, defaultTenant: string): Map<string, string[]> {
+  const keys = new Map<string, string[]>()
+  for (const entry of read.list('WEBHOOK_KEYS')) {
+    const colon = entry.indexOf(':')
+    const [tenant, key] = colon < 0 ? [defaultTenant, entry] : [entry.slice(0, colon), entry.slice(colon + 1)]
+    if (!tenants.has(tenant)) read.problem('WEBHOOK_KEYS', `names no tenant of the configuration ("${tenant}")`)
+    else if (key.length < MIN_WEBHOOK_KEY_LENGTH) read.problem('WEBHOOK_KEYS', `a key of ${tenant} is shorter than ${MIN_WEBHOOK_KEY_LENGTH} characters`)
+    else keys.set(tenant, [...(keys.get(tenant) ?? []), key])
+  }
+  return keys
+}
+
+function readWebhookPath (read: EnvReader): string {
+  const path = read.string('WEBHOOK_PATH', '/webhooks/media')
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(path) || path.startsWith('/api/') || path.startsWith('/auth/')) {
+    read.problem('WEBHOOK_PATH', 'must be a plain path such as /webhooks/media, outside /api/ and /auth/')
+  }
+  return path
 }
 
 /**

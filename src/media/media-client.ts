@@ -6,10 +6,12 @@ import { UpstreamError, saysTokenInvalid, serviceErrorFields, toUpstreamError } 
 import { readCappedText } from './capped-body.js'
 import { readRegistration, type UploadRegistration } from './read-registration.js'
 import { readFinishResult, type FinishResult } from './read-finish-result.js'
+import { readMediaFile, type MediaFileView } from './read-media-file.js'
 import { readUserInfo, type UserInfo } from './read-user-info.js'
 
 export type { UploadRegistration } from './read-registration.js'
 export type { FinishResult } from './read-finish-result.js'
+export type { MediaFileView } from './read-media-file.js'
 export type { UserInfo } from './read-user-info.js'
 
 export interface MediaClientOptions {
@@ -76,6 +78,11 @@ export function createMediaClient (options: MediaClientOptions) {
     async registerUpload (apiUrl: string, token: string, fields: UploadFields): Promise<UploadRegistration> {
       const body = await call('upload_id', `${apiUrl}/upload/id`, { method: 'POST', token, form: fields })
       return readRegistration(body, apiUrl)
+    },
+
+    /** One file as the service describes it now (`GET files/:id`): a webhook's hint, checked. */
+    async getFile (apiUrl: string, token: string, fileId: number): Promise<MediaFileView> {
+      return readMediaFile(await call('file', `${apiUrl}/files/${fileId}`, { method: 'GET', token }), new URL(apiUrl).origin)
     },
 
     async finishUpload (finishUrl: string, token: string): Promise<FinishResult> {

@@ -20,6 +20,8 @@ export interface PersonSessionsOptions {
   idleTimeoutMs: number
   absoluteTimeoutMs: number
   maxPerPerson: number
+  /** Told of the sessions ended from here (by their handles), so their open pages hear of it. */
+  onEnded?: (handles: string[]) => void
 }
 
 /** Whose a session is: its tenant and user id, when the user id is known (user/info or the token said). */
@@ -33,7 +35,7 @@ export interface LiveSession extends IndexEntry {
 }
 
 export function createPersonSessions (options: PersonSessionsOptions) {
-  const { index, readSession, destroySession, deleteGrant, idleTimeoutMs, absoluteTimeoutMs, maxPerPerson } = options
+  const { index, readSession, destroySession, deleteGrant, idleTimeoutMs, absoluteTimeoutMs, maxPerPerson, onEnded } = options
 
   const isLive = (record: SessionRecord | undefined, now: number): record is SessionRecord & { authenticatedAt: number } =>
     record?.authenticatedAt !== undefined &&
@@ -65,6 +67,7 @@ export function createPersonSessions (options: PersonSessionsOptions) {
       await destroySession(entry.sid)
     }))
     await index.remove(person, entries.map((entry) => entry.handle))
+    if (entries.length > 0) onEnded?.(entries.map((entry) => entry.handle))
   }
 
   return {
@@ -105,6 +108,16 @@ export function createPersonSessions (options: PersonSessionsOptions) {
       const records = await Promise.all(entries.map(async (entry) => await readSession(entry.sid)))
       await endEntries(person, entries, records)
       return records.filter((record) => isLive(record, now)).length
+    },
+
+    /**
+     * When the session (by its store id) ends unless it is used before: its idle or absolute
+     * timeout, whichever comes first; undefined when it is over already or gone.
+     */
+    async liveUntil (sid: string): Promise<number | undefined> {
+      const record = await readSession(sid)
+      if (!isLive(record, Date.now())) return undefined
+      return Math.min(record.authenticatedAt + absoluteTimeoutMs, (record.lastSeen ?? record.authenticatedAt) + idleTimeoutMs)
     },
 
     /** Drops a session from the index (it ended on its own: sign-out, timeout, a new sign-in). */

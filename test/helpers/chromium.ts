@@ -53,7 +53,10 @@ export function recordResponses (context: BrowserContext): ResponseRecorder {
 async function readResponse (response: Response): Promise<RecordedResponse> {
   const headers = JSON.stringify(await response.allHeaders().catch(() => response.headers()))
   const isRedirect = response.status() >= 300 && response.status() < 400
-  const body = isRedirect ? '' : await response.text().catch(() => undefined)
+  // A live channel (GET /events) stays open while its page does: there is no end to read. What
+  // it carries is checked where it is read whole (test/events/live-events.suite.ts: no token).
+  const isEventStream = (response.headers()['content-type'] ?? '').startsWith('text/event-stream')
+  const body = isRedirect || isEventStream ? '' : await response.text().catch(() => undefined)
   return { url: response.url(), status: response.status(), headers, body }
 }
 

@@ -1,0 +1,101 @@
+// The live channels of this instance (GET /events, routes/events.ts): src/events/stream-hub.ts,
+// fed by the event bus, so a message raised on any instance reaches the pages open here. When
+// the instance closes, its channels end first (Fastify would otherwise wait for them for ever)
+// and their pages reconnect, through the proxy, to another instance.
+import fp from 'fastify-plugin'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { createStreamHub } from '../src/events/stream-hub.js'
+import { AppError, loginRequired } from '../src/errors.js'
+import { newSessionHandle } from '../src/sessions/session-index.js'
+import { personOf } from '../src/sessions/person-sessions.js'
+import { newMessageId } from '../src/events/live-message.js'
+import type { MediaFileView } from '../src/media/read-media-file.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Turns this signed-in request into its session's live channel: the answer starts and stays open. */
+    openEventStream: (request: FastifyRequest, reply: FastifyReply, lastEventId: string | undefined) => Promise<void>
+    /**
+     * Tells the open pages of this session's person (of this session alone when its user id is
+     * unknown) that these files were just finished: they show them, processing, at once.
+     * Never fails: the upload is done either way.
+     */
+    announceFinished: (session: FastifyRequest['session'], files: readonly MediaFileView[]) => Promise<void>
+  }
+}
+
+/** One channel per tab; beyond this many tabs of one session, the oldest channel goes. */
+const MAX_PER_SESSION = 8
+/** A reader this far behind is not reading: it is dropped, and reconnects if it is alive. */
+const MAX_QUEUED_BYTES = 64 * 1024
+/** A page back within this long (a reconnect, a proxy's restart) misses nothing. */
+const REPLAY_WINDOW_MS = 2 * 60_000
+const REPLAY_MAX = 2_000
+/** How long a browser waits before reconnecting. */
+const RETRY_MS = 2_000
+const FULL_RETRY_AFTER_S = 5
+/** Files announced per finish; a larger batch is for the page's own listing to show. */
+const MAX_ANNOUNCED_FILES = 100
+
+export default fp(async (app) => {
+  const { events, session: settings } = app.config
+  const hub = createStreamHub({
+    maxStreams: events.maxStreams,
+    maxPerSession: MAX_PER_SESSION,
+    maxQueuedBytes: MAX_QUEUED_BYTES,
+    heartbeatMs: events.heartbeatMs,
+    replayWindowMs: REPLAY_WINDOW_MS,
+    replayMax: REPLAY_MAX,
+    retryMs: RETRY_MS,
+    onDelivered: () => { app.metrics.eventDelivered() },
+    onDropped: (reason) => { app.metrics.streamDropped(reason) },
+    onCount: (count) => { app.metrics.openStreams(count) }
+  })
+  const stopListening = app.eventBus.subscribe((message) => { hub.deliver(message) })
+  app.addHook('preClose', async () => {
+    stopListening()
+    hub.closeAll()
+  })
+
+  app.decorate('announceFinished', async (session: FastifyRequest['session'], files: readonly MediaFileView[]) => {
+    if (session.handle === undefined || files.length === 0) return
+    try {
+      const person = personOf(session)
+      const handles = person === undefined ? [session.handle] : (await app.personSessions.list(person)).map((live) => live.handle)
+      if (!handles.includes(session.handle)) handles.push(session.handle)
+      await Promise.all(files.slice(0, MAX_ANNOUNCED_FILES).map(async (file) => {
+        await app.eventBus.publish({ id: newMessageId(), event: 'file', handles, data: { ...file, event: 'finished' } })
+      }))
+    } catch (error) {
+      app.log.warn({ err: error }, 'finished files could not be announced to their person\'s open pages')
+    }
+  })
+
+  app.decorate('openEventStream', async (request: FastifyRequest, reply: FastifyReply, lastEventId: string | undefined) => {
+    const { session } = request
+    if (session?.grantId === undefined || session.authenticatedAt === undefined) throw loginRequired()
+    if (session.handle === undefined) {
+      // A sign-in from before sessions had handles: it gets one now, so its channel can be named.
+      session.handle = newSessionHandle()
+      await session.save()
+    }
+    if (!hub.hasRoom()) {
+      app.metrics.streamDropped('instance_full')
+      throw new AppError('unavailable', 'This instance holds all the live channels it may; the page will try again.', { retryAfter: FULL_RETRY_AFTER_S })
+    }
+    const sid = session.sessionId
+    const endsAt = Math.min(session.authenticatedAt + settings.absoluteTimeoutMs, (session.lastSeen ?? session.authenticatedAt) + settings.idleTimeoutMs)
+    reply.hijack()
+    // Headers the hooks set so far (CORS for an allowed origin, security headers) go out too.
+    const earlier = Object.fromEntries(Object.entries(reply.getHeaders()).filter((entry): entry is [string, string | number | string[]] => entry[1] !== undefined))
+    reply.raw.writeHead(200, {
+      ...earlier,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      // nginx (and proxies that honour it) pass each event on as it comes, not in buffered chunks.
+      'x-accel-buffering': 'no'
+    })
+    reply.raw.socket?.setNoDelay(true)
+    hub.open(reply.raw, { handle: session.handle, endsAt, stillLive: async () => await app.personSessions.liveUntil(sid) }, lastEventId)
+  })
+}, { name: 'live-events', dependencies: ['config', 'stores', 'metrics'] })

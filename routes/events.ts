@@ -1,0 +1,36 @@
+// GET /events: the signed-in page's live channel, as Server-Sent Events (README.md, "Live
+// updates"). Thin: who may open one is checked here (signed in with a live grant, from our own
+// pages), the channel itself is app.openEventStream (plugins/live-events.ts).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@fastify/type-provider-typebox'
+import { AppError } from '../src/errors.js'
+import { ErrorBody } from './schemas.js'
+
+const EventHeaders = Type.Object({
+  'last-event-id': Type.Optional(Type.String({ pattern: '^[\\w.-]{1,64}$', description: 'The id of the last event the page saw: what came after it is sent first' }))
+})
+
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const allowed = new Set(app.config.allowedOrigins)
+
+  app.get('/events', {
+    schema: {
+      tags: ['events'],
+      summary: 'The session\'s live channel (text/event-stream): events `file` (an upload of this person was processed), `session` (it ended) and `resync`',
+      headers: EventHeaders,
+      response: { 401: ErrorBody, 403: ErrorBody, 429: ErrorBody, 503: ErrorBody }
+    },
+    // Listening is not activity: an open tab alone does not keep a session from its idle timeout.
+    config: { touchesSession: false },
+    onRequest: async (request) => {
+      // A browser sends Origin on a cross-origin request: a foreign page may not hold a channel open.
+      const origin = request.headers.origin
+      if (origin !== undefined && !allowed.has(origin)) throw new AppError('csrf_failed', 'This page\'s origin may not open media-bff\'s live channel.')
+    },
+    preHandler: [app.rateLimitEvents, app.requireScopes()]
+  }, async (request, reply) => {
+    await app.openEventStream(request, reply, request.headers['last-event-id'])
+  })
+}
+
+export default routes

@@ -1,0 +1,74 @@
+// POST WEBHOOK_PATH (the default tenant) and WEBHOOK_PATH/:tenant: the media service's webhooks
+// (README.md, "Live updates"). Server to server: no session and no X-CSRF (the service sends
+// neither), a rate limit per sending address, a small body. Registered only when WEBHOOK_KEYS
+// names a key. The answer comes as soon as the webhook is verified and recorded; following it up
+// waits for nothing (app.webhooks.follow). Every refusal is counted and logged once: in onError,
+// which sees those of the handler, the body parser and the rate limit alike.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@fastify/type-provider-typebox'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { AppError } from '../src/errors.js'
+import { ErrorBody } from './schemas.js'
+
+/** The service's webhooks are a few hundred bytes: this is ample, and bounds what a stranger can send. */
+const WEBHOOK_BODY_LIMIT = 64 * 1024
+
+const Received = Type.Object({ status: Type.Union([Type.Literal('accepted'), Type.Literal('duplicate')]) })
+const TenantParams = Type.Object({ tenant: Type.String({ minLength: 1, maxLength: 64 }) })
+
+/** A refusal, with the outcome the metrics count it under. */
+class WebhookRefused extends AppError {
+  constructor (readonly outcome: string, code: 'invalid_request' | 'not_found', message: string) {
+    super(code, message)
+  }
+}
+
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  if (app.webhooks.tenants.size === 0) return
+  const { path } = app.config.webhooks
+
+  const options = {
+    bodyLimit: WEBHOOK_BODY_LIMIT,
+    config: { serverToServer: true },
+    onRequest: app.rateLimitWebhooks,
+    onError: async (request: FastifyRequest, _reply: FastifyReply, error: FastifyError | AppError) => {
+      const outcome = error instanceof WebhookRefused ? error.outcome : refusalOf(error)
+      app.metrics.webhook(outcome)
+      request.log.warn({ outcome, reason: error.message }, 'a webhook was not taken')
+    }
+  }
+  const schema = { tags: ['webhooks'], response: { 200: Received, 202: Received, 400: ErrorBody, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody, 503: ErrorBody } }
+
+  const receive = async (tenant: string, body: unknown, reply: FastifyReply): Promise<{ status: 'accepted' | 'duplicate' }> => {
+    if (!app.webhooks.tenants.has(tenant)) throw new WebhookRefused('refused_tenant', 'not_found', 'No webhooks are received for this tenant.')
+    const result = await app.webhooks.receive(tenant, body)
+    if (result.hint === undefined) throw new WebhookRefused(result.outcome, 'invalid_request', `The webhook was refused: ${result.reason ?? result.outcome}.`)
+    app.metrics.webhook(result.outcome)
+    if (result.outcome === 'duplicate') return { status: 'duplicate' }
+    app.webhooks.follow(tenant, result.hint)
+    reply.code(202)
+    return { status: 'accepted' }
+  }
+
+  app.post(path, {
+    ...options,
+    schema: { ...schema, summary: 'A webhook of the media service, for the default tenant' }
+  }, async (request, reply) => await receive(app.config.defaultTenant, request.body, reply))
+
+  app.post(`${path}/:tenant`, {
+    ...options,
+    schema: { ...schema, summary: 'A webhook of the media service, for the tenant named', params: TenantParams }
+  }, async (request, reply) => await receive(request.params.tenant, request.body, reply))
+}
+
+export default routes
+
+/** Refusals made before the handler ran: the rate limit, the body parser. */
+function refusalOf (error: FastifyError | AppError): string {
+  if (error instanceof AppError && error.code === 'rate_limited') return 'rate_limited'
+  if (error instanceof AppError && error.code === 'unavailable') return 'unavailable'
+  const status = error instanceof AppError ? error.status : error.statusCode
+  if (status === 413) return 'refused_size'
+  if (status !== undefined && status >= 500) return 'unavailable'
+  return 'refused_body'
+}

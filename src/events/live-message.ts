@@ -1,0 +1,39 @@
+// What travels between instances for the live channel (GET /events): an event for some sessions,
+// by their handles (src/sessions/session-index.ts). Read back from the bus as untrusted JSON.
+import { randomBytes } from 'node:crypto'
+import { jsonRecord } from '../media/json-record.js'
+
+export type LiveEventName = 'file' | 'session'
+
+export interface LiveMessage {
+  /** Ordered by time, unique: the SSE id, and what Last-Event-ID names on a reconnect. */
+  id: string
+  event: LiveEventName
+  /** The sessions it is for. */
+  handles: string[]
+  data: Record<string, unknown>
+}
+
+/** A time-ordered id: milliseconds, a counter within them, and randomness against other instances. */
+let lastMs = 0
+let counter = 0
+export function newMessageId (now = Date.now()): string {
+  counter = now === lastMs ? counter + 1 : 0
+  lastMs = now
+  return `${now.toString(36).padStart(9, '0')}.${counter.toString(36).padStart(3, '0')}.${randomBytes(6).toString('base64url')}`
+}
+
+export function readLiveMessage (text: string): LiveMessage | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  const record = jsonRecord(value)
+  const data = jsonRecord(record?.data)
+  if (record === undefined || data === undefined || typeof record.id !== 'string' || !/^[\w.-]{1,64}$/.test(record.id)) return undefined
+  if (record.event !== 'file' && record.event !== 'session') return undefined
+  if (!Array.isArray(record.handles) || !record.handles.every((handle) => typeof handle === 'string')) return undefined
+  return { id: record.id, event: record.event, handles: record.handles as string[], data }
+}

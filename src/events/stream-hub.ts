@@ -1,0 +1,168 @@
+// The live channels open on this instance (GET /events, Server-Sent Events): each belongs to a
+// session, by its handle. Messages from the bus go to the channels of the sessions they name; a
+// session's end closes its channels, here and, through the bus, on every instance. Bounded:
+// channels per instance and per session (one per tab; beyond, the oldest goes), and bytes queued
+// per channel: a reader that stops reading is dropped, not buffered without end. Recent messages
+// are kept a short while, so a page that reconnects (Last-Event-ID) misses nothing; one that was
+// away longer is told to read its state again ('resync').
+import type { ServerResponse } from 'node:http'
+import type { LiveMessage } from './live-message.js'
+
+export interface StreamOwner {
+  /** The session's handle. */
+  handle: string
+  /** When the session ends unless it is used meanwhile (idle or absolute timeout). */
+  endsAt: number
+  /** Asked once that time has passed: the session's new end, or undefined when it is over. */
+  stillLive: () => Promise<number | undefined>
+}
+
+export type DropReason = 'slow_reader' | 'session_limit' | 'session_ended'
+
+export interface StreamHubOptions {
+  maxStreams: number
+  maxPerSession: number
+  /** Bytes a channel may have waiting for its reader before it is dropped. */
+  maxQueuedBytes: number
+  heartbeatMs: number
+  replayWindowMs: number
+  replayMax: number
+  /** How long the browser waits before reconnecting (the SSE `retry` field). */
+  retryMs: number
+  onDelivered?: () => void
+  onDropped?: (reason: DropReason) => void
+  /** How many channels are open now, after each opens or closes. */
+  onCount?: (count: number) => void
+}
+
+interface Stream {
+  owner: StreamOwner
+  res: ServerResponse
+  checking: boolean
+}
+
+export function createStreamHub (options: StreamHubOptions) {
+  const streams = new Set<Stream>()
+  const bySession = new Map<string, Stream[]>()
+  const recent: Array<{ message: LiveMessage, at: number }> = []
+
+  const forget = (stream: Stream): void => {
+    if (!streams.delete(stream)) return
+    options.onCount?.(streams.size)
+    const list = (bySession.get(stream.owner.handle) ?? []).filter((other) => other !== stream)
+    if (list.length === 0) bySession.delete(stream.owner.handle)
+    else bySession.set(stream.owner.handle, list)
+  }
+  const drop = (stream: Stream, reason: DropReason): void => {
+    forget(stream)
+    options.onDropped?.(reason)
+    stream.res.destroy()
+  }
+  /**
+   * What is still queued from earlier writes decides, not this one: a reader that keeps up has
+   * nothing left by the next event, one that stopped reading keeps more and more.
+   */
+  const write = (stream: Stream, text: string): void => {
+    if (stream.res.destroyed) return
+    if (stream.res.writableLength > options.maxQueuedBytes) {
+      drop(stream, 'slow_reader')
+      return
+    }
+    stream.res.write(text)
+  }
+  /** Tells the page its session is over, then closes the channel. */
+  const end = (stream: Stream, data: Record<string, unknown>): void => {
+    write(stream, format({ id: undefined, event: 'session', data: { ended: true, ...data } }))
+    forget(stream)
+    stream.res.end()
+  }
+
+  const heartbeat = setInterval(() => {
+    const now = Date.now()
+    for (const stream of [...streams]) {
+      // A comment line: proxies and browsers see traffic, the page sees no event.
+      write(stream, ': keep-alive\n\n')
+      if (now < stream.owner.endsAt || stream.checking) continue
+      stream.checking = true
+      stream.owner.stillLive().then((endsAt) => {
+        stream.checking = false
+        if (endsAt === undefined) end(stream, { reason: 'expired' })
+        else stream.owner.endsAt = endsAt
+      }, () => { stream.checking = false })
+    }
+  }, options.heartbeatMs)
+  heartbeat.unref()
+
+  return {
+    get size (): number { return streams.size },
+
+    /** Whether one more channel may open: asked before its answer starts. */
+    hasRoom (): boolean { return streams.size < options.maxStreams },
+
+    /** Opens a channel on `res`; false when this instance holds all it may (nothing written then). */
+    open (res: ServerResponse, owner: StreamOwner, lastEventId: string | undefined): boolean {
+      if (streams.size >= options.maxStreams) return false
+      const stream: Stream = { owner, res, checking: false }
+      const siblings = bySession.get(owner.handle) ?? []
+      // One per tab: a session beyond its share lets its oldest channel go.
+      while (siblings.length >= options.maxPerSession) {
+        const oldest = siblings.shift()
+        if (oldest !== undefined) drop(oldest, 'session_limit')
+      }
+      streams.add(stream)
+      options.onCount?.(streams.size)
+      bySession.set(owner.handle, [...(bySession.get(owner.handle) ?? []), stream])
+      res.once('close', () => { forget(stream) })
+      // How long to wait before reconnecting, and how often to expect a sign of life: a page
+      // that hears nothing for several heartbeats knows its connection died without a word.
+      write(stream, `retry: ${options.retryMs}\n${format({ id: undefined, event: 'ready', data: { heartbeat_ms: options.heartbeatMs } })}`)
+      if (lastEventId !== undefined) replay(stream, lastEventId)
+      return true
+    },
+
+    deliver (message: LiveMessage): void {
+      const now = Date.now()
+      recent.push({ message, at: now })
+      while (recent.length > options.replayMax || (recent[0] !== undefined && now - recent[0].at > options.replayWindowMs)) recent.shift()
+      for (const handle of message.handles) {
+        for (const stream of bySession.get(handle) ?? []) {
+          if (message.event === 'session' && message.data.ended === true) {
+            end(stream, message.data)
+            options.onDropped?.('session_ended')
+          } else {
+            write(stream, format(message))
+            options.onDelivered?.()
+          }
+        }
+      }
+    },
+
+    /** Shutting down: every channel closes, and its page reconnects to another instance. */
+    closeAll (): void {
+      clearInterval(heartbeat)
+      for (const stream of [...streams]) {
+        forget(stream)
+        stream.res.end()
+      }
+    }
+  }
+
+  function replay (stream: Stream, lastEventId: string): void {
+    const from = recent.findIndex((entry) => entry.message.id === lastEventId)
+    if (from < 0) {
+      // Too long away (or another deployment's id): what the page shows may be stale.
+      write(stream, format({ id: undefined, event: 'resync', data: {} }))
+      return
+    }
+    for (const { message } of recent.slice(from + 1)) {
+      if (message.handles.includes(stream.owner.handle)) write(stream, format(message))
+    }
+  }
+}
+
+export type StreamHub = ReturnType<typeof createStreamHub>
+
+/** One Server-Sent Event; the data is JSON on one line. */
+function format ({ id, event, data }: { id: string | undefined, event: string, data: Record<string, unknown> }): string {
+  return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
+}

@@ -1,0 +1,52 @@
+// Following a webhook up, never forwarding it: its body is not signed, so it only says "look at
+// file N". media-bff looks only at files it saw finished through it (uploaded-files.ts), reads
+// the file from the service with the token of a live session of the person who uploaded it, and
+// announces what the service answered, to that person's sessions only (to the finishing sign-in
+// alone when its user id is unknown). A file that person cannot read (any more) announces nothing.
+import type { MediaFileView } from '../media/read-media-file.js'
+import type { PersonSessions } from '../sessions/person-sessions.js'
+import type { UploadedFiles } from '../uploads/uploaded-files.js'
+import { newMessageId, type LiveMessage } from '../events/live-message.js'
+import type { WebhookHint } from './read-webhook.js'
+import { UpstreamError } from '../media/upstream-error.js'
+
+export interface HintParts {
+  uploadedFiles: UploadedFiles
+  personSessions: Pick<PersonSessions, 'list'>
+  /** A valid access token of the grant (refreshed when due). */
+  accessToken: (grantId: string) => Promise<string>
+  readFile: (tenant: string, token: string, fileId: number) => Promise<MediaFileView>
+  publish: (message: LiveMessage) => Promise<void>
+}
+
+export type HintOutcome = 'announced' | 'not_a_file' | 'unknown_file' | 'nobody_signed_in' | 'unreadable'
+
+export async function followHint (parts: HintParts, tenant: string, hint: WebhookHint): Promise<HintOutcome> {
+  if (hint.fileId === undefined || !hint.event.startsWith('file_')) return 'not_a_file'
+  const owner = await parts.uploadedFiles.ownerOf(tenant, hint.fileId)
+  if (owner === undefined) return 'unknown_file'
+  const sessions = owner.userId === undefined ? [owner] : await parts.personSessions.list({ tenant, userId: owner.userId })
+  if (sessions.length === 0) return 'nobody_signed_in'
+  const file = await readWithAnyOf(parts, tenant, sessions.slice(0, MAX_READERS), hint.fileId)
+  if (file === undefined) return 'unreadable'
+  // What the service says of the file now, never the webhook's data.
+  await parts.publish({ id: newMessageId(), event: 'file', handles: sessions.map((session) => session.handle), data: { ...file, event: hint.event } })
+  return 'announced'
+}
+
+/**
+ * Sessions tried in turn: one whose grant just ended (or cannot refresh) does not stop the rest.
+ * The service refusing the file itself (403, 404) is the person's answer: no other is asked.
+ */
+const MAX_READERS = 3
+
+async function readWithAnyOf (parts: HintParts, tenant: string, readers: ReadonlyArray<{ grantId: string }>, fileId: number): Promise<MediaFileView | undefined> {
+  for (const reader of readers) {
+    try {
+      return await parts.readFile(tenant, await parts.accessToken(reader.grantId), fileId)
+    } catch (error) {
+      if (error instanceof UpstreamError && (error.status === 403 || error.status === 404 || error.status === 410)) return undefined
+    }
+  }
+  return undefined
+}
