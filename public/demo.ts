@@ -6,7 +6,7 @@
 // grant).
 //
 // The page's stable hooks (ids and data attributes for tests and restyling): public/demo/README.md.
-import { createMediaBffClient, MediaBffError, type FolderContents, type Session } from './client/media-bff-client.js'
+import { createMediaBffClient, MediaBffError, type FolderContents, type LiveChannel, type Session } from './client/media-bff-client.js'
 import { accessTo, type Access } from './demo/access.js'
 import { takeAuthError } from './demo/auth-errors.js'
 import { renderCapabilities, renderCheckingCapabilities, renderFolderName } from './demo/capabilities.js'
@@ -19,6 +19,7 @@ import { rememberGrantAttempt, takeGrantAttempt, type GrantAttempt } from './dem
 import { setUpNewFolderForm } from './demo/new-folder.js'
 import { hideNotice, showNotice } from './demo/notice.js'
 import { followSessionChanges } from './demo/session-changes.js'
+import { followLiveUpdates } from './demo/live-updates.js'
 import { createSessionsPanel } from './demo/sessions-panel.js'
 import { folderFromUrl, pagePath } from './demo/page-url.js'
 import { renderSession } from './demo/session-view.js'
@@ -45,6 +46,8 @@ let listed = new Map<number, ListedFile>()
 let fresh = new Set<number>()
 let shownFolderId: number | undefined
 let busy = false
+/** This tab's live channel while signed in: uploads processed, in this tab and the person's others. */
+let live: LiveChannel | undefined
 
 const picker = createFilePicker((files) => {
   uploadButton.disabled = busy || files.length === 0
@@ -232,6 +235,14 @@ async function start (): Promise<void> {
     })
   }
   if (session?.authenticated !== true) return
+  live = followLiveUpdates(bff, {
+    shown: () => contents === undefined || shownFolderId === undefined ? undefined : { folderId: shownFolderId, contents },
+    show: (next) => {
+      contents = next
+      renderAccess()
+    },
+    reload: () => { browser.refresh().catch(() => undefined) }
+  })
   renderCheckingCapabilities()
   const [scopes] = await Promise.all([readEntitlements(), browser.open(folderFromUrl()), sessionsPanel.refresh()])
   entitled = scopes
@@ -261,6 +272,8 @@ signOutButton.addEventListener('click', () => {
 
 /** The session ended, however: nothing of it stays on the page. (A new sign-in reloads the page.) */
 function leaveSignedIn (): void {
+  live?.close()
+  live = undefined
   clearProgress()
   clearFileList()
   picker.clear()

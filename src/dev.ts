@@ -3,6 +3,7 @@
 // on Ctrl-C. Everything can be overridden from the environment or a .env file (the environment
 // winning); nothing here is for production.
 import { randomBytes } from 'node:crypto'
+import type { AddressInfo } from 'node:net'
 import closeWithGrace from 'close-with-grace'
 import { readEmulatorEnv } from './emulator/env-options.js'
 import { startEmulator } from './emulator/index.js'
@@ -36,6 +37,10 @@ const emulator = await startEmulator({
   process.exit(78)
 })
 
+// The emulator's webhooks come to this media-bff, signed with a key made for this run, unless
+// WEBHOOK_KEYS or EMULATOR_WEBHOOK_URL say where they go and how they are signed.
+const webhookKey = env.WEBHOOK_KEYS === undefined && emulatorOptions.webhooks === undefined ? randomBytes(24).toString('base64url') : undefined
+
 let config
 try {
   config = loadConfig({
@@ -45,6 +50,7 @@ try {
     SESSION_SECRETS: randomBytes(32).toString('base64url'),
     TOKEN_KEYS: `dev:${randomBytes(32).toString('base64')}`,
     OAUTH_SCOPES: 'basic user.info',
+    ...(webhookKey === undefined ? {} : { WEBHOOK_KEYS: webhookKey }),
     ...env,
     PORT: String(port),
     PUBLIC_URL: publicUrl,
@@ -69,6 +75,11 @@ closeWithGrace({ delay: 5000 }, async () => {
   await emulator.stop()
 })
 await app.listen({ host: config.host, port: config.port })
+if (webhookKey !== undefined) {
+  // Server to server, so straight to the port media-bff listens on, whatever PUBLIC_URL says.
+  const { port: listening } = app.server.address() as AddressInfo
+  for (const user of emulator.users) emulator.addWebhook({ user: user.name, url: `http://127.0.0.1:${listening}${config.webhooks.path}`, key: webhookKey })
+}
 
 const users = emulator.users.map((user) => `    ${user.name.padEnd(6)} ${user.scopes.join(' ')}`).join('\n')
 process.stdout.write(`

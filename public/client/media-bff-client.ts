@@ -13,6 +13,7 @@ import { callBff, type CallSettings } from './http.js'
 import { navigation, type PageNavigation } from './navigation.js'
 import { callOptions, relayCalls, type RelayCalls } from './relay.js'
 import { watchSession, type SessionWatch, type SessionWatchOptions } from './session-watch.js'
+import { openLiveChannel, type LiveChannel } from './live-events.js'
 import type { CallOptions, FinishResult, Session, SessionListItem, UploadRegistration, UploadRegistrationOptions } from './types.js'
 import { uploadFile } from './upload.js'
 
@@ -22,6 +23,7 @@ export { uploadFile } from './upload.js'
 export type { ApiMethod, RelayCalls } from './relay.js'
 export type { LoginOptions, PageNavigation } from './navigation.js'
 export type { SessionEvents, SessionListener, SessionWatch, SessionWatchOptions } from './session-watch.js'
+export type { LiveChannel, LiveEvents, LiveListener, SessionEndReason } from './live-events.js'
 export type * from './types.js'
 
 export interface MediaBffClientOptions {
@@ -54,6 +56,12 @@ export interface MediaBffClient extends RelayCalls, PageNavigation {
    * (session-watch.ts). Call check() once to learn the session and start the expiry timers.
    */
   watchSession: (options?: SessionWatchOptions) => SessionWatch
+  /**
+   * Opens this tab's live channel (GET /events): `file` when one of the person's uploads changes
+   * at the media service (processing done), `ended` when the session ends, `resync` after a long
+   * disconnection; it reconnects by itself until close() or the session's end (live-events.ts).
+   */
+  liveEvents: () => LiveChannel
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000
@@ -63,6 +71,8 @@ export function createMediaBffClient ({ baseUrl = '', timeoutMs = DEFAULT_TIMEOU
   const signInLost = new Set<(error: MediaBffError) => void>()
   const signedOut = new Set<() => void>()
   const settings: CallSettings = { root, timeoutMs, onSignInLost: (error) => { for (const listener of signInLost) listener(error) } }
+  /** Sign-outs of this tab under way. */
+  let loggingOut = 0
   const listen = <T>(set: Set<T>, listener: T): () => void => { set.add(listener); return () => { set.delete(listener) } }
   const getSession = async (options?: CallOptions): Promise<Session> => await callBff<Session>(settings, 'GET', '/auth/session', undefined, callOptions(options))
   return {
@@ -70,7 +80,12 @@ export function createMediaBffClient ({ baseUrl = '', timeoutMs = DEFAULT_TIMEOU
     ...navigation(root, navigate),
     getSession,
     logout: async (options) => {
-      await callBff(settings, 'POST', '/auth/logout', undefined, callOptions(options))
+      loggingOut++
+      try {
+        await callBff(settings, 'POST', '/auth/logout', undefined, callOptions(options))
+      } finally {
+        loggingOut--
+      }
       for (const listener of signedOut) listener()
     },
     registerUpload: async ({ folderId, title, options }, call) => await callBff<UploadRegistration>(settings, 'POST', '/uploads/register', {
@@ -90,6 +105,11 @@ export function createMediaBffClient ({ baseUrl = '', timeoutMs = DEFAULT_TIMEOU
       },
       endOthers: async (options) => (await callBff<{ ended: number }>(settings, 'POST', '/auth/sessions/end-others', undefined, callOptions(options))).ended
     },
+    // This tab's own sign-out reaches its channel before the answer does: the answer tells it.
+    liveEvents: () => openLiveChannel({
+      ...settings,
+      onSignInLost: (error) => { if (loggingOut === 0 || error.details.reason !== 'signed_out') settings.onSignInLost?.(error) }
+    }),
     watchSession: (options) => watchSession({
       // One channel per media-bff: tabs of sites using another one do not hear each other.
       channelName: `media-bff ${new URL(root === '' ? '/' : root, location.href).href}`,

@@ -137,7 +137,11 @@ export function watchSession (parts: WatchParts, { warnBeforeMs, minCheckInterva
     if (message.kind === 'signed_out') learn(signedOut(), { elsewhere: true, reason: 'signed_out' })
     else if (message.kind === 'session') learn(message.session, { elsewhere: true })
   })
-  const offLost = parts.onSignInLost(() => { if (session?.authenticated !== false) learn(signedOut(), { elsewhere: true }) })
+  // The live channel says why (live-events.ts); an answer to a call does not.
+  const offLost = parts.onSignInLost((error) => {
+    const reason = error.details.reason === 'signed_out' || error.details.reason === 'expired' || error.details.reason === 'ended' ? error.details.reason : undefined
+    if (session?.authenticated !== false) learn(signedOut(), { elsewhere: true, ...(reason === undefined ? {} : { reason }) })
+  })
   const offSignedOut = parts.onSignedOut(() => {
     learn(signedOut(), { elsewhere: false, reason: 'signed_out' })
     channel?.postMessage({ kind: 'signed_out' } satisfies TabMessage)

@@ -149,6 +149,8 @@ export interface MediaFile {
   size?: number
   mime_type?: string
   created?: string | number
+  /** `processing` until the service has transcoded it (it cannot be played or embedded yet), then `ready`. */
+  status?: string
   urls?: { file?: string, [kind: string]: string | undefined }
   api?: ApiLinks
 }

@@ -1,5 +1,6 @@
 // The open folder's files: title (a link to the file when the service gives an http(s) URL),
-// file name, size and type, and per file a "Share link" action. With `share` granted it makes
+// file name, size and type, where the service is with it (processing, then ready: the live
+// channel flips it without a reload, live-updates.ts), and per file a "Share link" action. With `share` granted it makes
 // the link; when the account may still grant it, it is a link to the consent page that comes
 // back and makes the link; without the right there is no action at all.
 import { safeHttpUrl, type MediaFile } from '../client/media-bff-client.js'
@@ -62,10 +63,12 @@ export function renderFileList (files: readonly MediaFile[], options: FileListOp
         ]),
         createElement('p', { className: 'file__meta', attributes: { 'data-testid': 'file-meta' }, text: meta.join(' · ') })
       ]),
+      ...statusBadge(file.status),
       ...(action === undefined ? [] : [createElement('div', { className: 'file__actions' }, [action])]),
       shareBox
     ])
     if (options.fresh.has(id)) row.dataset.fresh = 'true'
+    if (typeof file.status === 'string') row.dataset.status = file.status
     return [row]
   })
   byId('file-list', HTMLUListElement).replaceChildren(...rows)
@@ -73,6 +76,13 @@ export function renderFileList (files: readonly MediaFile[], options: FileListOp
   status.textContent = rows.length === 0 ? 'No files in this folder yet.' : ''
   status.hidden = rows.length > 0
   return listed
+}
+
+/** Processing until the service can play and embed it; nothing when the service does not say. */
+function statusBadge (status: unknown): HTMLElement[] {
+  if (typeof status !== 'string') return []
+  const text = status === 'processing' ? 'Processing…' : status === 'ready' ? 'Ready' : status
+  return [createElement('span', { className: `file__status file__status--${status === 'ready' ? 'ready' : 'other'}`, text, attributes: { 'data-testid': 'file-status' } })]
 }
 
 function shareAction (entry: ListedFile, options: FileListOptions): HTMLElement | undefined {

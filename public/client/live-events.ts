@@ -1,0 +1,178 @@
+// The session's live channel (GET /events, Server-Sent Events) as typed events. Read with fetch
+// rather than EventSource: EventSource gives up for good on any answer but 200 and cannot say
+// which (a 401 of an ended session, a 503 of an instance shutting down); this sees the answer,
+// waits what Retry-After says, resumes with Last-Event-ID after every reconnect, and notices a
+// connection that died without a word (no heartbeat for a while).
+import { bffError, MediaBffError } from './errors.js'
+import type { CallSettings } from './http.js'
+import { parseJson } from './json.js'
+import { sseReader, type ServerSentEvent } from './sse.js'
+import type { MediaFile } from './types.js'
+
+export type SessionEndReason = 'signed_out' | 'expired' | 'ended'
+
+/** What a live channel announces, by event name. */
+export interface LiveEvents {
+  /** Connected; `reconnected` after the first time. */
+  open: { reconnected: boolean }
+  /**
+   * One of this person's uploads, as the media service describes it now, after `event` (the
+   * service's webhook: file_upload, file_transcode, ...). `file.status` is `ready` once it can
+   * be played and shared. Text fields are the service's: show them with textContent.
+   */
+  file: { file: MediaFile, event: string }
+  /** The session ended; the channel is closed (the session watch hears of it too). */
+  ended: { reason: SessionEndReason }
+  /** The page was away too long to be told what it missed: read what it shows again. */
+  resync: Record<string, never>
+  /** The connection failed; another attempt comes in `retryInMs`, or none (undefined). */
+  error: { error: MediaBffError, retryInMs: number | undefined }
+}
+
+export type LiveListener<K extends keyof LiveEvents> = (event: LiveEvents[K]) => void
+
+export interface LiveChannel {
+  readonly state: 'connecting' | 'open' | 'closed'
+  on: <K extends keyof LiveEvents>(type: K, listener: LiveListener<K>) => () => void
+  close: () => void
+}
+
+/** After a sign-in in this browser replaced the session: time for its cookie to arrive. */
+const REPLACED_DELAY_MS = 1_500
+const MAX_DELAY_MS = 30_000
+/** Silence for this many heartbeats means the connection is gone. */
+const HEARTBEATS_OF_SILENCE = 3
+const DEFAULT_RETRY_MS = 2_000
+
+export function openLiveChannel (settings: CallSettings): LiveChannel {
+  const listeners = new Map<keyof LiveEvents, Set<(event: never) => void>>()
+  const emit = <K extends keyof LiveEvents>(type: K, event: LiveEvents[K]): void => {
+    for (const listener of listeners.get(type) ?? []) (listener as LiveListener<K>)(event)
+  }
+  let state: LiveChannel['state'] = 'connecting'
+  let lastEventId = ''
+  let retryMs = DEFAULT_RETRY_MS
+  let failures = 0
+  let connections = 0
+  let controller: AbortController | undefined
+  let body: ReadableStreamDefaultReader<Uint8Array> | undefined
+  let watchdog: ReturnType<typeof setTimeout> | undefined
+  let timer: ReturnType<typeof setTimeout> | undefined
+
+  /** Lets the current connection go: its reader, its request, its silence timer. */
+  const hangUp = (): void => {
+    clearTimeout(watchdog)
+    body?.cancel().catch(() => {})
+    body = undefined
+    controller?.abort()
+  }
+  const stop = (): void => {
+    state = 'closed'
+    clearTimeout(timer)
+    hangUp()
+  }
+  /** Tries again after `ms` (or a growing wait after failures), unless closed meanwhile. */
+  const again = (error: MediaBffError | undefined, ms?: number): void => {
+    if (state === 'closed') return
+    hangUp()
+    state = 'connecting'
+    const wait = ms ?? Math.min(MAX_DELAY_MS, retryMs * 2 ** Math.min(failures, 5)) * (0.8 + Math.random() * 0.4)
+    if (error !== undefined) emit('error', { error, retryInMs: wait })
+    clearTimeout(timer)
+    timer = setTimeout(() => { connect().catch(() => {}) }, wait)
+  }
+  const give = (event: ServerSentEvent, resetWatchdog: (heartbeatMs?: number) => void): void => {
+    const data = parseJson(event.data)
+    if (event.event === 'ready') {
+      failures = 0
+      state = 'open'
+      resetWatchdog(typeof data?.heartbeat_ms === 'number' ? data.heartbeat_ms : undefined)
+      emit('open', { reconnected: connections++ > 0 })
+    } else if (event.event === 'file' && data !== undefined) {
+      const { event: cause, ...file } = data
+      emit('file', { file: file as MediaFile, event: typeof cause === 'string' ? cause : '' })
+    } else if (event.event === 'session' && data?.ended === true) {
+      if (data.reason === 'replaced') {
+        again(undefined, REPLACED_DELAY_MS)
+        return
+      }
+      const reason: SessionEndReason = data.reason === 'signed_out' || data.reason === 'expired' ? data.reason : 'ended'
+      stop()
+      emit('ended', { reason })
+      settings.onSignInLost?.(new MediaBffError(401, 'login_required', 'Your session has ended; please sign in again.', { login_url: '/auth/login', reason }, settings.root))
+    } else if (event.event === 'resync') {
+      emit('resync', {})
+    }
+  }
+
+  async function connect (): Promise<void> {
+    const attempt = new AbortController()
+    controller = attempt
+    const resetWatchdog = (heartbeatMs?: number): void => {
+      if (heartbeatMs !== undefined) silenceMs = heartbeatMs * HEARTBEATS_OF_SILENCE
+      clearTimeout(watchdog)
+      if (silenceMs !== undefined && !attempt.signal.aborted) watchdog = setTimeout(() => { again(networkError('media-bff\'s live channel went silent.')) }, silenceMs)
+    }
+    let silenceMs: number | undefined
+    try {
+      const response = await fetch(`${settings.root}/events`, {
+        credentials: 'include',
+        headers: { accept: 'text/event-stream', ...(lastEventId === '' ? {} : { 'last-event-id': lastEventId }) },
+        signal: attempt.signal
+      })
+      if (!response.ok || response.body === null) {
+        await refused(response)
+        return
+      }
+      const reader = sseReader((event) => { give(event, resetWatchdog) })
+      const decoder = new TextDecoder()
+      const reading = response.body.getReader()
+      body = reading
+      for (;;) {
+        const { done, value } = await reading.read()
+        if (done) break
+        reader.push(decoder.decode(value, { stream: true }))
+        lastEventId = reader.lastEventId
+        retryMs = reader.retryMs ?? retryMs
+        resetWatchdog()
+      }
+      // The instance closed it (shutting down, or this reader was too slow): come back.
+      if (!attempt.signal.aborted) again(undefined, retryMs)
+    } catch (error) {
+      if (attempt.signal.aborted) return
+      failures++
+      again(networkError(String(error)))
+    }
+  }
+
+  /** An answer other than the stream: wait and retry, or stop for good. */
+  async function refused (response: Response): Promise<void> {
+    const retryAfter = /^\d{1,5}$/.test(response.headers.get('retry-after') ?? '') ? Number(response.headers.get('retry-after')) : undefined
+    const body = parseJson(await response.text().catch(() => ''))
+    const error = bffError(response.status, body, settings.root, retryAfter)
+    failures++
+    if (response.status === 429 || response.status >= 500) {
+      again(error, retryAfter === undefined ? undefined : retryAfter * 1000)
+      return
+    }
+    stop()
+    emit('error', { error, retryInMs: undefined })
+    if (error.needsSignIn) settings.onSignInLost?.(error)
+  }
+
+  connect().catch(() => {})
+  return {
+    get state () { return state },
+    on (type, listener) {
+      const set = listeners.get(type) ?? new Set()
+      listeners.set(type, set)
+      set.add(listener as (event: never) => void)
+      return () => { set.delete(listener as (event: never) => void) }
+    },
+    close: stop
+  }
+}
+
+function networkError (cause: string): MediaBffError {
+  return new MediaBffError(0, 'network_error', 'The live channel to media-bff was lost; reconnecting.', { cause })
+}

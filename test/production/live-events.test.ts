@@ -1,0 +1,82 @@
+// The live channel in the production topology: the browser module's channel (public/client/
+// live-events.ts, running here with the test browser's cookie) reaches a replica through nginx,
+// events pass through unbuffered, and when that replica is stopped (SIGTERM, as `docker stop`)
+// it closes the channel at once, exits 0, and the page reconnects through nginx to the other
+// replica, which goes on telling it of its uploads.
+import t from 'tap'
+import { openLiveChannel, type LiveEvents } from '../../public/client/live-events.js'
+import { uploadDirect } from '../helpers/direct-upload.js'
+import { signIn } from '../helpers/sign-in.js'
+import { startProductionStack } from './stack.js'
+
+const WEBHOOK_KEY = 'production-webhook-key-0123456789'
+const stack = await startProductionStack(t, { env: { WEBHOOK_KEYS: WEBHOOK_KEY }, emulator: { processingMs: 500 } })
+
+const browser = stack.browser()
+await signIn(browser)
+
+// The page's fetch, as a browser's: this browser's cookie on every request to the deployment.
+// Which replica answered (nginx's test header) is noted for each channel opened.
+const servedChannels: string[] = []
+const realFetch = globalThis.fetch
+const pageFetch: typeof fetch = async (input, init = {}) => {
+  const headers = new Headers(init.headers)
+  const cookie = browser.cookieHeader()
+  if (cookie !== undefined) headers.set('cookie', cookie)
+  const response = await realFetch(input, { ...init, headers })
+  if (String(input).endsWith('/events')) servedChannels.push(response.headers.get('x-test-upstream') ?? '')
+  return response
+}
+globalThis.fetch = pageFetch
+t.teardown(() => { globalThis.fetch = realFetch })
+
+const channel = openLiveChannel({ root: stack.publicUrl, timeoutMs: 10_000 })
+t.teardown(channel.close)
+const seen: { [K in keyof LiveEvents]: Array<LiveEvents[K]> } = { open: [], file: [], ended: [], resync: [], error: [] }
+for (const type of Object.keys(seen) as Array<keyof LiveEvents>) channel.on(type, (event) => { (seen[type] as unknown[]).push(event) })
+const until = async (what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+t.test('an upload is announced through nginx as it happens', async (t) => {
+  await until('the channel opening', () => seen.open.length === 1)
+  t.equal(channel.state, 'open')
+  const first = stack.replicas.find((replica) => servedChannels[0]?.endsWith(`:${replica.port}`))
+  const other = stack.replicas.find((replica) => replica !== first)
+  if (first === undefined || other === undefined) throw new Error(`no replica served the channel (${servedChannels.join()})`)
+  // The service's webhooks reach the replicas over the internal network.
+  stack.emulator.addWebhook({ user: 'alice', url: `${other.url}/webhooks/media`, key: WEBHOOK_KEY })
+
+  const record = (await browser.post('/uploads/register', { folder_id: 0, title: 'Through nginx' })).json()
+  t.equal((await uploadDirect(record.url_upload_direct, 'a.mp4', 'video')).status, 200)
+  t.equal((await browser.post(record.finish_url)).status, 200)
+  await until('processing, then ready', () => seen.file.length === 2)
+  t.match(seen.file.map(({ file, event }) => ({ title: file.title, status: file.status, event })), [
+    { title: 'Through nginx', status: 'processing', event: 'finished' },
+    { title: 'Through nginx', status: 'ready', event: 'file_transcode' }
+  ])
+
+  t.test('the replica holding the channel stops: the page carries on with the other', async (t) => {
+    const stopping = first.stop('SIGTERM', 10_000)
+    t.equal(await stopping, 0, 'it exits 0, its channel closed rather than waited for')
+    await until('the page reconnecting', () => seen.open.length === 2)
+    t.same(seen.open, [{ reconnected: false }, { reconnected: true }])
+    t.ok(servedChannels.at(-1)?.endsWith(`:${other.port}`), `the other replica holds it now (${servedChannels.join(' then ')})`)
+    t.same(seen.ended, [], 'the session did not end')
+
+    const again = (await browser.post('/uploads/register', { folder_id: 0, title: 'After the restart' })).json()
+    t.equal((await uploadDirect(again.url_upload_direct, 'b.mp4', 'video')).status, 200)
+    t.equal((await browser.post(again.finish_url)).status, 200)
+    await until('the second upload\'s events', () => seen.file.length === 4)
+    t.match(seen.file.slice(2).map(({ file }) => ({ title: file.title, status: file.status })), [
+      { title: 'After the restart', status: 'processing' },
+      { title: 'After the restart', status: 'ready' }
+    ])
+    const access = await stack.nginx.accessLog()
+    t.notMatch(access, /last-event-id|__Host-/i, 'nginx logs neither the cookie nor the page\'s place in the stream')
+  })
+})
