@@ -17,6 +17,7 @@ import { sessionScenario } from './scenarios/session.js'
 import { stampedeScenario } from './scenarios/stampede.js'
 import { idleMemoryScenario, redisMemoryScenario } from './scenarios/memory.js'
 import { cpuScenario } from './scenarios/cpu.js'
+import { liveChannelsScenario } from './scenarios/live-channels.js'
 
 // Ctrl-C or a kill still runs the exit handlers that stop redis-server (children follow on
 // their own when the IPC channel closes).
@@ -33,6 +34,8 @@ const REDIS_PREFIX = 'bench:'
 // semi-spaces), so its growth under the sign-in burst, which a busy server has long since done
 // and which is no per-session cost, does not land in the RSS figure.
 const IDLE_MEMORY_FLAGS = ['--expose-gc', '--min-semi-space-size=16', '--max-semi-space-size=16']
+const LIVE_HEARTBEAT_MS = 5_000
+const LIVE_CHANNEL_ENV = { EVENTS_MAX_STREAMS: '100000', EVENTS_HEARTBEAT: `${LIVE_HEARTBEAT_MS / 1000}s`, RATE_LIMIT_EVENTS_PER_MINUTE: '1000000', RATE_LIMIT_LOGIN_PER_MINUTE: '1000000' }
 // Only what the chosen scenarios need is started.
 const needsMemory = wants('session', 'register', 'relay', 'cpu', 'stampede')
 const needsRedis = wants('session', 'redis-memory', 'redis-trips', 'stampede')
@@ -50,10 +53,12 @@ const stacks = await Promise.allSettled([
       if (wants('stampede')) await stack.addInstance()
       return stack
     }),
-  wants('idle-memory') ? startBffStack({}, {}, { nodeFlags: IDLE_MEMORY_FLAGS }) : none
+  wants('idle-memory') ? startBffStack({}, {}, { nodeFlags: IDLE_MEMORY_FLAGS }) : none,
+  // A stack of its own for the live channels: they stay open until it stops.
+  wants('live-channels') ? startBffStack(LIVE_CHANNEL_ENV, {}, { nodeFlags: IDLE_MEMORY_FLAGS }) : none
 ])
 try {
-  const [memoryStack, redisStack, idleStack] = stacks.map((outcome) => {
+  const [memoryStack, redisStack, idleStack, liveStack] = stacks.map((outcome) => {
     if (outcome.status === 'rejected') throw outcome.reason
     return outcome.value
   })
@@ -84,6 +89,10 @@ try {
   if (wants('idle-memory')) {
     step(`RSS of ${plan.idleSessions} idle in-memory sessions`)
     results.idleMemory = await idleMemoryScenario(running(idleStack), plan.idleSessions)
+  }
+  if (wants('live-channels')) {
+    step(`${plan.liveChannels} live channels open on one instance`)
+    results.liveChannels = await liveChannelsScenario(running(liveStack), plan.liveChannels, LIVE_HEARTBEAT_MS)
   }
 } finally {
   for (const outcome of stacks) if (outcome.status === 'fulfilled') await outcome.value?.stop()

@@ -3,7 +3,7 @@
 // scenarios run (--only register,relay: those alone; the report then is printed, not written).
 
 /** Scenario names for --only, in the order run.ts runs them. */
-export const SCENARIOS = ['session', 'register', 'relay', 'cpu', 'redis-memory', 'redis-trips', 'stampede', 'idle-memory'] as const
+export const SCENARIOS = ['session', 'register', 'relay', 'cpu', 'redis-memory', 'redis-trips', 'stampede', 'idle-memory', 'live-channels'] as const
 export type ScenarioName = typeof SCENARIOS[number]
 
 export interface Plan {
@@ -29,6 +29,8 @@ export interface Plan {
   relay: { connections: number, seconds: number, rounds: number, files: number, hostileConnections: number, hostileSeconds: number }
   /** Requests per kind whose Redis commands are counted (INFO commandstats). */
   redisTripRequests: number
+  /** Live channels (GET /events) one instance is made to hold open. */
+  liveChannels: number
 }
 
 /** --only a,b or --only=a,b; unknown names are an error, so a typo does not run nothing. */
@@ -64,7 +66,8 @@ export function planFrom (argv: string[]): Plan {
       redisSessions: 50,
       cpuRegistrations: 1000,
       relay: { connections: 10, seconds: 1.5, rounds: 1, files: 20, hostileConnections: 4, hostileSeconds: 3 },
-      redisTripRequests: 200
+      redisTripRequests: 200,
+      liveChannels: 800
     }
   }
   return {
@@ -81,6 +84,7 @@ export function planFrom (argv: string[]): Plan {
     redisSessions: 200,
     cpuRegistrations: 5000,
     relay: { connections: 10, seconds: 3, rounds: 3, files: 20, hostileConnections: 4, hostileSeconds: 5 },
-    redisTripRequests: 1000
+    redisTripRequests: 1000,
+    liveChannels: 4000
   }
 }

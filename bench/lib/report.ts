@@ -8,6 +8,7 @@ import { CONNECTIONS as TRIP_CONNECTIONS, type RedisTripsRow } from '../scenario
 import type { SessionRow } from '../scenarios/session.js'
 import type { StampedeResult } from '../scenarios/stampede.js'
 import type { IdleMemoryResult, RedisMemoryResult } from '../scenarios/memory.js'
+import type { LiveChannelsResult } from '../scenarios/live-channels.js'
 import type { CpuResult } from '../scenarios/cpu.js'
 import type { SelfTime } from './profile-top.js'
 import type { LoadResult } from './load.js'
@@ -25,6 +26,7 @@ export interface Results {
   sessions: SessionRow[]
   stampedes: StampedeResult[]
   idleMemory?: IdleMemoryResult
+  liveChannels?: LiveChannelsResult
   redisMemory?: RedisMemoryResult
   cpu?: CpuResult
   profiles: Array<{ name: string, file: string, top: SelfTime[] }>
@@ -169,6 +171,18 @@ export function renderResults (r: Results, analysis: string | undefined): string
       rows.push(['Redis: used_memory growth per sign-in', bytes(red.usedMemoryPerSignIn), 'keys plus the server\'s own bookkeeping'])
     }
     out.push(table(['measure', 'bytes', 'how'], rows), '')
+  }
+  const live = r.liveChannels
+  if (live !== undefined) {
+    out.push('## Live channels (GET /events) held by one instance', '')
+    out.push(table(['measure', 'value', 'how'], [
+      ['channels open', String(live.channels), `${live.sessions} sessions with 8 tabs each, every channel its own connection; opened one after another in ${live.openSeconds.toFixed(1)} s (${Math.round(live.channels / live.openSeconds)}/s)`],
+      ['RSS per open channel', bytes(live.rssPerChannel), 'growth of the media-bff process, gc\'d readings before and after opening them all'],
+      ['heap per open channel', bytes(live.heapPerChannel), 'heapUsed, same readings'],
+      ['CPU while idle, no channel', `${live.idleCpuMsPerSecond.toFixed(1)} ms/s`, 'media-bff\'s user + system CPU per second of wall time over 5 s'],
+      ['CPU while idle, all channels open', `${live.openCpuMsPerSecond.toFixed(1)} ms/s`, `the same, with a heartbeat to every channel every ${live.heartbeatMs / 1000} s`],
+      ['finish to the event in each of 8 tabs', `${ms(live.deliveryMsMedian)} median, ${ms(live.deliveryMsMax)} max`, 'from the finish\'s answer to the event\'s arrival in each tab of the uploader, with every other channel open']
+    ]), '')
   }
   if (r.redisTrips !== undefined) {
     out.push('## Redis round trips per request (Redis store)', '')
