@@ -13,7 +13,9 @@ const OLD_KEY = 'older-key-0123456789-abcdefghi'
 const now = Date.parse('2026-11-25T12:00:00Z')
 const seconds = String(now / 1000)
 
-const signed = (key: string, { id = randomUUID(), timestamp = seconds, token = 'a'.repeat(50) } = {}): Record<string, unknown> => ({
+interface SignedParts { id?: string, timestamp?: string, token?: string }
+
+const signed = (key: string, { id = randomUUID(), timestamp = seconds, token = 'a'.repeat(50) }: SignedParts = {}): Record<string, unknown> => ({
   signature: { timestamp, token, signature: signatureOf(key, timestamp, token) },
   id,
   event: 'file_transcode',
