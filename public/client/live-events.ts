@@ -25,6 +25,11 @@ export interface LiveEvents {
   ended: { reason: SessionEndReason }
   /** The page was away too long to be told what it missed: read what it shows again. */
   resync: Record<string, never>
+  /**
+   * More tabs of this session are open than get live updates, and this one gave its place to a
+   * newer one: it connects again once it is shown (a tab in view: after a while).
+   */
+  paused: { reason: 'session_limit' }
   /** The connection failed; another attempt comes in `retryInMs`, or none (undefined). */
   error: { error: MediaBffError, retryInMs: number | undefined }
 }
@@ -40,6 +45,8 @@ export interface LiveChannel {
 /** After a sign-in in this browser replaced the session: time for its cookie to arrive. */
 const REPLACED_DELAY_MS = 1_500
 const MAX_DELAY_MS = 30_000
+/** A tab that gave its place to a newer one, still in view: it takes one back after this. */
+const PAUSED_IN_VIEW_MS = 60_000
 /** Silence for this many heartbeats means the connection is gone. */
 const HEARTBEATS_OF_SILENCE = 3
 const DEFAULT_RETRY_MS = 2_000
@@ -58,6 +65,27 @@ export function openLiveChannel (settings: CallSettings): LiveChannel {
   let body: ReadableStreamDefaultReader<Uint8Array> | undefined
   let watchdog: ReturnType<typeof setTimeout> | undefined
   let timer: ReturnType<typeof setTimeout> | undefined
+  let whenShown: (() => void) | undefined
+
+  const stopWaitingToBeShown = (): void => {
+    if (whenShown !== undefined) document.removeEventListener('visibilitychange', whenShown)
+    whenShown = undefined
+  }
+  /** Pages out of view wait to be looked at again; one in view (or no document: Node) waits a while. */
+  const resumeWhenShown = (): void => {
+    if (typeof document === 'undefined' || document.visibilityState !== 'hidden') {
+      again(undefined, PAUSED_IN_VIEW_MS)
+      return
+    }
+    hangUp()
+    state = 'connecting'
+    whenShown = () => {
+      if (document.visibilityState === 'hidden') return
+      stopWaitingToBeShown()
+      if (state !== 'closed') connect().catch(() => {})
+    }
+    document.addEventListener('visibilitychange', whenShown)
+  }
 
   /** Lets the current connection go: its reader, its request, its silence timer. */
   const hangUp = (): void => {
@@ -69,6 +97,7 @@ export function openLiveChannel (settings: CallSettings): LiveChannel {
   const stop = (): void => {
     state = 'closed'
     clearTimeout(timer)
+    stopWaitingToBeShown()
     hangUp()
   }
   /** Tries again after `ms` (or a growing wait after failures), unless closed meanwhile. */
@@ -82,6 +111,8 @@ export function openLiveChannel (settings: CallSettings): LiveChannel {
     timer = setTimeout(() => { connect().catch(() => {}) }, wait)
   }
   const give = (event: ServerSentEvent, resetWatchdog: (heartbeatMs?: number) => void): void => {
+    // Only an event that arrived whole counts as seen: a reconnect resumes after it.
+    lastEventId = event.lastEventId
     const data = parseJson(event.data)
     if (event.event === 'ready') {
       failures = 0
@@ -102,6 +133,9 @@ export function openLiveChannel (settings: CallSettings): LiveChannel {
       settings.onSignInLost?.(new MediaBffError(401, 'login_required', 'Your session has ended; please sign in again.', { login_url: '/auth/login', reason }, settings.root))
     } else if (event.event === 'resync') {
       emit('resync', {})
+    } else if (event.event === 'closed' && data?.reason === 'session_limit') {
+      resumeWhenShown()
+      emit('paused', { reason: 'session_limit' })
     }
   }
 
@@ -124,7 +158,7 @@ export function openLiveChannel (settings: CallSettings): LiveChannel {
         await refused(response)
         return
       }
-      const reader = sseReader((event) => { give(event, resetWatchdog) })
+      const reader = sseReader((event) => { give(event, resetWatchdog) }, lastEventId)
       const decoder = new TextDecoder()
       const reading = response.body.getReader()
       body = reading
@@ -132,7 +166,6 @@ export function openLiveChannel (settings: CallSettings): LiveChannel {
         const { done, value } = await reading.read()
         if (done) break
         reader.push(decoder.decode(value, { stream: true }))
-        lastEventId = reader.lastEventId
         retryMs = reader.retryMs ?? retryMs
         resetWatchdog()
       }

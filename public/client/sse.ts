@@ -1,6 +1,7 @@
 // Reading a text/event-stream as the HTML standard defines it: lines end in CRLF, LF or CR (also
 // across chunks), a blank line ends an event, `data` lines join with LF, lines starting with ':'
 // are comments (heartbeats), unknown fields are ignored, and `id` and `retry` are remembered.
+// The last id outlives a connection: a new reader starts from the one before it.
 
 export interface ServerSentEvent {
   event: string
@@ -17,12 +18,11 @@ export interface SseReader {
   readonly retryMs: number | undefined
 }
 
-export function sseReader (onEvent: (event: ServerSentEvent) => void): SseReader {
+export function sseReader (onEvent: (event: ServerSentEvent) => void, lastEventId = ''): SseReader {
   let pending = ''
   let skipLineFeed = false
   let event = ''
   let data: string[] = []
-  let lastEventId = ''
   let retryMs: number | undefined
 
   const line = (text: string): void => {

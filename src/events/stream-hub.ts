@@ -4,9 +4,10 @@
 // channels per instance and per session (one per tab; beyond, the oldest goes), and bytes queued
 // per channel: a reader that stops reading is dropped, not buffered without end. Recent messages
 // are kept a short while, so a page that reconnects (Last-Event-ID) misses nothing; one that was
-// away longer is told to read its state again ('resync').
+// away longer is told to read its state again ('resync'). Every channel's first event ('ready')
+// carries an id too, so even a page that has heard nothing yet has a point to resume from.
 import type { ServerResponse } from 'node:http'
-import type { LiveMessage } from './live-message.js'
+import { newMessageId, type LiveMessage } from './live-message.js'
 
 export interface StreamOwner {
   /** The session's handle. */
@@ -45,6 +46,11 @@ export function createStreamHub (options: StreamHubOptions) {
   const streams = new Set<Stream>()
   const bySession = new Map<string, Stream[]>()
   const recent: Array<{ message: LiveMessage, at: number }> = []
+  /**
+   * Every message after this id is still in `recent`: the newest one let go, or this instance's
+   * start (what came before it, this instance never saw).
+   */
+  let completeAfter = newMessageId()
 
   const forget = (stream: Stream): void => {
     if (!streams.delete(stream)) return
@@ -63,16 +69,19 @@ export function createStreamHub (options: StreamHubOptions) {
    * nothing left by the next event, one that stopped reading keeps more and more.
    */
   const write = (stream: Stream, text: string): void => {
-    if (stream.res.destroyed) return
+    if (stream.res.destroyed) {
+      forget(stream)
+      return
+    }
     if (stream.res.writableLength > options.maxQueuedBytes) {
       drop(stream, 'slow_reader')
       return
     }
     stream.res.write(text)
   }
-  /** Tells the page its session is over, then closes the channel. */
-  const end = (stream: Stream, data: Record<string, unknown>): void => {
-    write(stream, format({ id: undefined, event: 'session', data: { ended: true, ...data } }))
+  /** Tells the page why (its session is over, or other tabs took its place), then closes the channel. */
+  const end = (stream: Stream, event: 'session' | 'closed', data: Record<string, unknown>): void => {
+    write(stream, format({ id: undefined, event, data }))
     forget(stream)
     stream.res.end()
   }
@@ -86,7 +95,7 @@ export function createStreamHub (options: StreamHubOptions) {
       stream.checking = true
       stream.owner.stillLive().then((endsAt) => {
         stream.checking = false
-        if (endsAt === undefined) end(stream, { reason: 'expired' })
+        if (endsAt === undefined) end(stream, 'session', { ended: true, reason: 'expired' })
         else stream.owner.endsAt = endsAt
       }, () => { stream.checking = false })
     }
@@ -99,15 +108,21 @@ export function createStreamHub (options: StreamHubOptions) {
     /** Whether one more channel may open: asked before its answer starts. */
     hasRoom (): boolean { return streams.size < options.maxStreams },
 
-    /** Opens a channel on `res`; false when this instance holds all it may (nothing written then). */
+    /**
+     * Opens a channel on `res`; false when this instance holds all it may, or when the page has
+     * already gone (it left while its request was being checked): nothing is kept then.
+     */
     open (res: ServerResponse, owner: StreamOwner, lastEventId: string | undefined): boolean {
-      if (streams.size >= options.maxStreams) return false
+      if (streams.size >= options.maxStreams || res.destroyed || res.writableEnded) return false
       const stream: Stream = { owner, res, checking: false }
       const siblings = bySession.get(owner.handle) ?? []
-      // One per tab: a session beyond its share lets its oldest channel go.
+      // One per tab: a session beyond its share lets its oldest channel go, and tells that page
+      // why, so it waits to be looked at again rather than taking another tab's place at once.
       while (siblings.length >= options.maxPerSession) {
         const oldest = siblings.shift()
-        if (oldest !== undefined) drop(oldest, 'session_limit')
+        if (oldest === undefined) break
+        end(oldest, 'closed', { reason: 'session_limit' })
+        options.onDropped?.('session_limit')
       }
       streams.add(stream)
       options.onCount?.(streams.size)
@@ -115,7 +130,7 @@ export function createStreamHub (options: StreamHubOptions) {
       res.once('close', () => { forget(stream) })
       // How long to wait before reconnecting, and how often to expect a sign of life: a page
       // that hears nothing for several heartbeats knows its connection died without a word.
-      write(stream, `retry: ${options.retryMs}\n${format({ id: undefined, event: 'ready', data: { heartbeat_ms: options.heartbeatMs } })}`)
+      write(stream, `retry: ${options.retryMs}\n${format({ id: newMessageId(), event: 'ready', data: { heartbeat_ms: options.heartbeatMs } })}`)
       if (lastEventId !== undefined) replay(stream, lastEventId)
       return true
     },
@@ -123,11 +138,14 @@ export function createStreamHub (options: StreamHubOptions) {
     deliver (message: LiveMessage): void {
       const now = Date.now()
       recent.push({ message, at: now })
-      while (recent.length > options.replayMax || (recent[0] !== undefined && now - recent[0].at > options.replayWindowMs)) recent.shift()
+      while (recent.length > options.replayMax || (recent[0] !== undefined && now - recent[0].at > options.replayWindowMs)) {
+        const gone = recent.shift()
+        if (gone !== undefined && gone.message.id > completeAfter) completeAfter = gone.message.id
+      }
       for (const handle of message.handles) {
         for (const stream of bySession.get(handle) ?? []) {
           if (message.event === 'session' && message.data.ended === true) {
-            end(stream, message.data)
+            end(stream, 'session', message.data)
             options.onDropped?.('session_ended')
           } else {
             write(stream, format(message))
@@ -147,20 +165,29 @@ export function createStreamHub (options: StreamHubOptions) {
     }
   }
 
+  /**
+   * What came after the page's last id: from its place in `recent` when it is there, else (a
+   * 'ready' id, or a message of another instance's that this one let go) by time, the ids being
+   * time-ordered, as long as nothing after it was let go here.
+   */
   function replay (stream: Stream, lastEventId: string): void {
     const from = recent.findIndex((entry) => entry.message.id === lastEventId)
-    if (from < 0) {
+    if (from < 0 && !(TIME_ORDERED_ID.test(lastEventId) && lastEventId > completeAfter)) {
       // Too long away (or another deployment's id): what the page shows may be stale.
       write(stream, format({ id: undefined, event: 'resync', data: {} }))
       return
     }
-    for (const { message } of recent.slice(from + 1)) {
+    const missed = from < 0 ? recent.filter((entry) => entry.message.id > lastEventId) : recent.slice(from + 1)
+    for (const { message } of missed) {
       if (message.handles.includes(stream.owner.handle)) write(stream, format(message))
     }
   }
 }
 
 export type StreamHub = ReturnType<typeof createStreamHub>
+
+/** What newMessageId makes: milliseconds and a counter, in fixed-width base 36, so text order is time order. */
+const TIME_ORDERED_ID = /^[0-9a-z]{9}\.[0-9a-z]{3}\./
 
 /** One Server-Sent Event; the data is JSON on one line. */
 function format ({ id, event, data }: { id: string | undefined, event: string, data: Record<string, unknown> }): string {

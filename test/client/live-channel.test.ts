@@ -41,7 +41,7 @@ function stubFetch (t: Test, answers: Answer[]): Sent[] {
 }
 
 function listen (channel: ReturnType<typeof openLiveChannel>) {
-  const seen: { [K in keyof LiveEvents]: Array<LiveEvents[K]> } = { open: [], file: [], ended: [], resync: [], error: [] }
+  const seen: { [K in keyof LiveEvents]: Array<LiveEvents[K]> } = { open: [], file: [], ended: [], resync: [], paused: [], error: [] }
   for (const type of Object.keys(seen) as Array<keyof LiveEvents>) channel.on(type, (event) => { (seen[type] as unknown[]).push(event) })
   return seen
 }
@@ -147,4 +147,73 @@ t.test('close() stops everything, mid-stream or while waiting to reconnect', asy
   t.equal(sent.length, 2, 'no attempt after close')
   t.equal(channel.state, 'closed')
   t.ok(seen.error[0]?.error instanceof MediaBffError)
+})
+
+t.test('Last-Event-ID names the last event that arrived whole, and outlives a connection that named none', async (t) => {
+  const first = stream()
+  const second = stream()
+  const sent = stubFetch(t, [() => eventStream(first.body), () => eventStream(second.body), () => eventStream(stream().body)])
+  const channel = openLiveChannel({ root: '', timeoutMs: 1000 })
+  t.teardown(channel.close)
+  const seen = listen(channel)
+  first.write(`id: r1.000.a\n${ready()}`)
+  await until(() => seen.open.length === 1)
+  // Cut off in the middle of an event: the page never had it, so it must come again.
+  first.write('id: 43.000.b\nevent: file\ndata: {"file_id":8}\n')
+  first.end()
+  await until(() => sent.length === 2)
+  t.equal(sent[1]?.headers.get('last-event-id'), 'r1.000.a', 'the half-read event does not count as seen')
+  second.write(ready())
+  await until(() => seen.open.length === 2)
+  second.end()
+  await until(() => sent.length === 3)
+  t.equal(sent[2]?.headers.get('last-event-id'), 'r1.000.a', 'a connection that named no id keeps the one before')
+  t.same(seen.file, [])
+})
+
+t.test('a tab that gave its place to a newer one waits to be shown before it connects again', async (t) => {
+  const page = new EventTarget() as EventTarget & { visibilityState: string }
+  page.visibilityState = 'hidden'
+  const global = globalThis as { document?: unknown }
+  global.document = page
+  t.teardown(() => { delete global.document })
+  const first = stream()
+  const second = stream()
+  const sent = stubFetch(t, [() => eventStream(first.body), () => eventStream(second.body)])
+  const channel = openLiveChannel({ root: '', timeoutMs: 1000 })
+  t.teardown(channel.close)
+  const seen = listen(channel)
+  first.write(`id: r1.000.a\n${ready()}`)
+  await until(() => seen.open.length === 1)
+  first.write('event: closed\ndata: {"reason":"session_limit"}\n\n')
+  first.end()
+  await until(() => seen.paused.length === 1)
+  t.same(seen.paused, [{ reason: 'session_limit' }])
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  t.equal(sent.length, 1, 'out of view: no attempt, however long')
+  t.equal(channel.state, 'connecting')
+  page.dispatchEvent(new Event('visibilitychange'))
+  t.equal(sent.length, 1, 'a change that leaves it hidden is not enough')
+  page.visibilityState = 'visible'
+  page.dispatchEvent(new Event('visibilitychange'))
+  await until(() => sent.length === 2)
+  t.equal(sent[1]?.headers.get('last-event-id'), 'r1.000.a', 'and it resumes where it was')
+  second.write(ready())
+  await until(() => seen.open.length === 2)
+  t.same(seen.error, [], 'giving its place is no error')
+})
+
+t.test('a tab in view that gave its place waits a while, and close() ends the wait', async (t) => {
+  const first = stream()
+  const sent = stubFetch(t, [() => eventStream(first.body)])
+  const channel = openLiveChannel({ root: '', timeoutMs: 1000 })
+  const seen = listen(channel)
+  first.write(ready())
+  await until(() => seen.open.length === 1)
+  first.write('event: closed\ndata: {"reason":"session_limit"}\n\n')
+  await until(() => seen.paused.length === 1)
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  t.equal(sent.length, 1, 'no place taken back at once')
+  channel.close()
+  t.equal(channel.state, 'closed')
 })

@@ -70,7 +70,7 @@ t.test('a message reaches every channel of the sessions it names, and no other',
   const aliceTab1 = await open('alice')
   const aliceTab2 = await open('alice')
   const bob = await open('bob')
-  t.same(aliceTab1.events[0], { event: 'ready', data: '{"heartbeat_ms":60000}', lastEventId: '' }, 'each channel starts with ready and its heartbeat')
+  t.match(aliceTab1.events[0], { event: 'ready', data: '{"heartbeat_ms":60000}', lastEventId: /^[0-9a-z]{9}\.[0-9a-z]{3}\./ }, 'each channel starts with ready, its heartbeat and an id to resume from')
   const sent = message(['alice'], { file_id: 7, status: 'ready' })
   hub.deliver(sent)
   await settle()
@@ -85,8 +85,31 @@ t.test('one session holds at most maxPerSession channels: a new tab closes its o
   await open('alice')
   await open('alice')
   await first.closed
+  t.same(named(first, 'closed').map((e) => JSON.parse(e.data)), [{ reason: 'session_limit' }], 'the page is told why, so it does not take a place back at once')
   t.same(drops, ['session_limit'])
   t.equal(hub.size, 2)
+})
+
+t.test('a page that left while its request was being checked is not kept', async (t) => {
+  const hub = createStreamHub(defaults)
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    // As when the checks before the channel wait on the store: the page goes meanwhile.
+    req.socket.once('close', () => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      t.equal(hub.open(res, { handle: 'alice', endsAt: Date.now() + 60_000, stillLive: async () => undefined }, undefined), false)
+      t.equal(hub.size, 0, 'no place taken')
+      server.emit('checked')
+    })
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.teardown(() => { hub.closeAll(); server.close() })
+  const checked = once(server, 'checked')
+  const request = get({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, path: '/' })
+  request.on('error', () => {})
+  await sleep(50)
+  request.destroy()
+  await checked
 })
 
 t.test('an instance holds at most maxStreams channels; a closed one frees its place', async (t) => {
@@ -168,6 +191,24 @@ t.test('a reconnect with Last-Event-ID gets what it missed; one from too long ag
   const stranger = await open('alice', '00000000.000.unknown')
   await settle()
   t.same(stranger.events.map((e) => e.event), ['ready', 'resync'])
+})
+
+t.test('a page that heard only ready resumes from its id; one older than what was let go resyncs', async (t) => {
+  const { hub, open } = await hubServer(t, { replayMax: 2 })
+  const quiet = await open('alice')
+  const readyId = quiet.events[0]?.lastEventId ?? ''
+  quiet.response.destroy()
+  await sleep(2)
+  hub.deliver(message(['alice'], { n: 1 }))
+  const back = await open('alice', readyId)
+  await settle()
+  t.same(named(back, 'file').map((e) => JSON.parse(e.data)), [{ n: 1 }], 'what came after its ready')
+  t.notOk(named(back, 'resync').length, 'nothing was let go since')
+  back.response.destroy()
+  for (let n = 2; n <= 4; n++) hub.deliver(message(['alice'], { n }))
+  const late = await open('alice', readyId)
+  await settle()
+  t.same(late.events.map((e) => e.event), ['ready', 'resync'], 'messages after it were let go: it reads its state again')
 })
 
 t.test('closeAll ends every channel and stops the heartbeat', async (t) => {

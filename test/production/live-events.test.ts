@@ -32,7 +32,7 @@ t.teardown(() => { globalThis.fetch = realFetch })
 
 const channel = openLiveChannel({ root: stack.publicUrl, timeoutMs: 10_000 })
 t.teardown(channel.close)
-const seen: { [K in keyof LiveEvents]: Array<LiveEvents[K]> } = { open: [], file: [], ended: [], resync: [], error: [] }
+const seen: { [K in keyof LiveEvents]: Array<LiveEvents[K]> } = { open: [], file: [], ended: [], resync: [], paused: [], error: [] }
 for (const type of Object.keys(seen) as Array<keyof LiveEvents>) channel.on(type, (event) => { (seen[type] as unknown[]).push(event) })
 const until = async (what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs
