@@ -20,7 +20,7 @@ declare module 'fastify' {
        * Remembers who finished these files, so that webhooks about them are followed (only for
        * tenants whose webhooks are received). Never fails: the upload is done either way.
        */
-      rememberFinished: (tenant: string, owner: { handle?: string, grantId?: string, userId?: string | undefined }, files: readonly MediaFileView[]) => Promise<void>
+      rememberFinished: (tenant: string, owner: { handle?: string, sid: string, grantId?: string, userId?: string | undefined }, files: readonly MediaFileView[]) => Promise<void>
       /** Resolves once every queued follow-up is done. */
       idle: () => Promise<void>
     }
@@ -61,10 +61,10 @@ export default fp(async (app) => {
       if (!queued) app.metrics.webhookFollowUp('backlog_full')
       return queued
     },
-    rememberFinished: async (tenant, { handle, grantId, userId }, files) => {
+    rememberFinished: async (tenant, { handle, sid, grantId, userId }, files) => {
       const fileIds = files.map((file) => Number(file.file_id)).filter((id) => Number.isSafeInteger(id) && id >= 0)
       if (!keys.has(tenant) || handle === undefined || grantId === undefined || fileIds.length === 0) return
-      await app.uploadedFiles.remember(tenant, { handle, grantId, ...(userId === undefined ? {} : { userId }) }, fileIds).catch((error: unknown) => {
+      await app.uploadedFiles.remember(tenant, { handle, sid, grantId, ...(userId === undefined ? {} : { userId }) }, fileIds).catch((error: unknown) => {
         app.log.warn({ err: error, files: fileIds.length }, 'finished files could not be remembered for their webhooks; they get no live updates')
       })
     },

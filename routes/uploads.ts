@@ -102,7 +102,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     })
     app.metrics.finish('finished')
     const { handle, grantId, user } = request.session
-    if (tenant !== undefined) await app.webhooks.rememberFinished(tenant, { handle, grantId, userId: user?.id }, result.files)
+    if (tenant !== undefined) await app.webhooks.rememberFinished(tenant, { handle, sid: request.session.sessionId, grantId, userId: user?.id }, result.files)
     await app.announceFinished(request.session, result.files)
     return result
   })

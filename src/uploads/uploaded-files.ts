@@ -12,8 +12,9 @@ const REMEMBER_MS = 24 * 3_600_000
 const MAX_FILES_PER_FINISH = 1_000
 
 export interface FileOwner {
-  /** The sign-in that finished the upload: its session's handle and grant. */
+  /** The sign-in that finished the upload: its session's handle, store id and grant. */
   handle: string
+  sid: string
   grantId: string
   /** The person, when known: every one of their sessions hears of the file. */
   userId?: string
@@ -43,7 +44,7 @@ function readOwner (text: string | undefined): FileOwner | undefined {
   } catch {
     return undefined
   }
-  const { handle, grantId, userId } = record ?? {}
-  if (typeof handle !== 'string' || typeof grantId !== 'string') return undefined
-  return typeof userId === 'string' ? { handle, grantId, userId } : { handle, grantId }
+  const { handle, sid, grantId, userId } = record ?? {}
+  if (typeof handle !== 'string' || typeof sid !== 'string' || typeof grantId !== 'string') return undefined
+  return typeof userId === 'string' ? { handle, sid, grantId, userId } : { handle, sid, grantId }
 }

@@ -2,7 +2,8 @@
 // file N". media-bff looks only at files it saw finished through it (uploaded-files.ts), reads
 // the file from the service with the token of a live session of the person who uploaded it, and
 // announces what the service answered, to that person's sessions only (to the finishing sign-in
-// alone when its user id is unknown). A file that person cannot read (any more) announces nothing.
+// alone when its user id is unknown, and only while that session lives: its grant outlives it).
+// A file that person cannot read (any more) announces nothing.
 import type { MediaFileView } from '../media/read-media-file.js'
 import type { PersonSessions } from '../sessions/person-sessions.js'
 import type { UploadedFiles } from '../uploads/uploaded-files.js'
@@ -12,7 +13,7 @@ import { UpstreamError } from '../media/upstream-error.js'
 
 export interface HintParts {
   uploadedFiles: UploadedFiles
-  personSessions: Pick<PersonSessions, 'list'>
+  personSessions: Pick<PersonSessions, 'list' | 'liveUntil'>
   /** A valid access token of the grant (refreshed when due). */
   accessToken: (grantId: string) => Promise<string>
   readFile: (tenant: string, token: string, fileId: number) => Promise<MediaFileView>
@@ -25,7 +26,9 @@ export async function followHint (parts: HintParts, tenant: string, hint: Webhoo
   if (hint.fileId === undefined || !hint.event.startsWith('file_')) return 'not_a_file'
   const owner = await parts.uploadedFiles.ownerOf(tenant, hint.fileId)
   if (owner === undefined) return 'unknown_file'
-  const sessions = owner.userId === undefined ? [owner] : await parts.personSessions.list({ tenant, userId: owner.userId })
+  const sessions = owner.userId !== undefined
+    ? await parts.personSessions.list({ tenant, userId: owner.userId })
+    : (await parts.personSessions.liveUntil(owner.sid)) === undefined ? [] : [owner]
   if (sessions.length === 0) return 'nobody_signed_in'
   const file = await readWithAnyOf(parts, tenant, sessions.slice(0, MAX_READERS), hint.fileId)
   if (file === undefined) return 'unreadable'

@@ -167,7 +167,7 @@ export function liveEventsSuite (t: Test, storeEnv: () => Record<string, string>
     const aliceId = String((await alice.get('/auth/session')).json().user.id)
     const [mine] = await stack.bff.inner.personSessions.list({ tenant: 'default', userId: aliceId })
     if (mine === undefined) throw new Error('alice has no indexed session')
-    await stack.bff.inner.uploadedFiles.remember('default', { handle: mine.handle, grantId: mine.grantId, userId: aliceId }, [424242])
+    await stack.bff.inner.uploadedFiles.remember('default', { handle: mine.handle, sid: mine.sid, grantId: mine.grantId, userId: aliceId }, [424242])
     t.equal((await stack.emulator.sendWebhook({ user: 'alice', event: 'file_transcode', data: { file_id: 424242 } })).status, 202)
     await sleep(800)
     await stack.bff.inner.webhooks.idle()
@@ -179,6 +179,27 @@ export function liveEventsSuite (t: Test, storeEnv: () => Record<string, string>
     t.same(page.data('file'), [], 'alice\'s page heard nothing')
     t.equal(await counter(stack.bff, 'media_bff_webhook_follow_ups_total', 'outcome="unreadable"'), 2, 'the deleted file and the one not hers')
     t.equal(await counter(stack.bff, 'media_bff_webhook_follow_ups_total', 'outcome="unknown_file"'), unknownBefore + 1, 'the one never finished through media-bff')
+  })
+
+  t.test('a file whose person is unknown is announced to the sign-in that finished it, only while it lives', async (t) => {
+    const stack = await stackWith(t)
+    const alice = await signedIn(stack.bff.browser())
+    const fileId = await upload(alice, 'Nameless')
+    const page = await stack.channelOf(alice)
+    await sleep(700)
+    const before = page.data('file').length
+    const aliceId = String((await alice.get('/auth/session')).json().user.id)
+    const [mine] = await stack.bff.inner.personSessions.list({ tenant: 'default', userId: aliceId })
+    if (mine === undefined) throw new Error('alice has no indexed session')
+    // As when the service's user/info did not answer at sign-in: no person, only this sign-in.
+    await stack.bff.inner.uploadedFiles.remember('default', { handle: mine.handle, sid: mine.sid, grantId: mine.grantId }, [fileId])
+    t.equal((await stack.emulator.sendWebhook({ user: 'alice', event: 'file_transcode', data: { file_id: fileId } })).status, 202)
+    t.match((await page.waitFor('file', before + 1)).at(-1), { file_id: fileId, status: 'ready' }, 'its own pages hear of it')
+    t.equal((await alice.post('/auth/logout')).status, 200)
+    const nobodyBefore = await counter(stack.bff, 'media_bff_webhook_follow_ups_total', 'outcome="nobody_signed_in"')
+    t.equal((await stack.emulator.sendWebhook({ user: 'alice', event: 'file_transcode', data: { file_id: fileId } })).status, 202)
+    await stack.bff.inner.webhooks.idle()
+    t.equal(await counter(stack.bff, 'media_bff_webhook_follow_ups_total', 'outcome="nobody_signed_in"'), nobodyBefore + 1, 'signed out: its grant is not used for it')
   })
 
   t.test('the channel is for signed-in pages of allowed origins, and resumes after a reconnect', async (t) => {
