@@ -272,8 +272,9 @@ export function loadConfig (env: Env = process.env): Config {
     },
     events: {
       maxStreams: read.integer('EVENTS_MAX_STREAMS', 5000, { min: 1, max: 1_000_000 }),
-      // Under the read timeout of every proxy on the way (nginx's default is 60 s).
-      heartbeatMs: read.duration('EVENTS_HEARTBEAT', 20_000)
+      // Under the read timeout of every proxy on the way (docker/nginx.conf's is 45 s, nginx's
+      // default 60 s), and not so often that thousands of idle channels cost real CPU.
+      heartbeatMs: read.duration('EVENTS_HEARTBEAT', 20_000, { minMs: 5_000, maxMs: 40_000 })
     }
   }
   if (read.problems.length > 0) throw new ConfigError(read.problems)

@@ -61,7 +61,7 @@ export class EnvReader {
   }
 
   /** A duration: seconds, or a number with a unit (s, m, h, d). Returns milliseconds. */
-  duration (name: string, fallbackMs: number): number {
+  duration (name: string, fallbackMs: number, bounds: { minMs?: number, maxMs?: number } = {}): number {
     const value = this.raw(name)
     if (value === undefined) return fallbackMs
     const match = /^(\d+)\s*(s|m|h|d)?$/.exec(value)
@@ -70,7 +70,13 @@ export class EnvReader {
       return fallbackMs
     }
     const unitMs = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 's' | 'm' | 'h' | 'd' ?? 's']
-    return Number(match[1]) * unitMs
+    const ms = Number(match[1]) * unitMs
+    const { minMs = 0, maxMs = Infinity } = bounds
+    if (ms < minMs || ms > maxMs) {
+      this.problem(name, `must be between ${minMs / 1000} and ${maxMs / 1000} seconds, got "${value}"`)
+      return fallbackMs
+    }
+    return ms
   }
 
   /** An absolute http(s) URL without query or fragment, returned without a trailing slash. */

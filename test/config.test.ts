@@ -71,6 +71,8 @@ const cases: Array<[string, Record<string, string>]> = [
   ['SESSION_IDLE_TIMEOUT', { SESSION_IDLE_TIMEOUT: 'soon' }],
   ['SESSION_IDLE_TIMEOUT', { SESSION_IDLE_TIMEOUT: '2d', SESSION_ABSOLUTE_TIMEOUT: '1d' }],
   ['SESSION_ABSOLUTE_TIMEOUT', { SESSION_ABSOLUTE_TIMEOUT: '-5' }],
+  ['EVENTS_HEARTBEAT', { EVENTS_HEARTBEAT: '1s' }],
+  ['EVENTS_HEARTBEAT', { EVENTS_HEARTBEAT: '45s' }],
   ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.0/99' }],
   ['TRUST_PROXY', { TRUST_PROXY: 'proxy.local' }],
   ['ALLOWED_ORIGINS', { ALLOWED_ORIGINS: 'https://site.example/path' }],
