@@ -20,8 +20,16 @@ interface Process {
 async function runRedisServer (args: string[], port: number): Promise<Process> {
   let child: ChildProcess | undefined
   const start = async (): Promise<void> => {
-    child = spawn(requireProgram('redis-server'), args, { stdio: ['ignore', 'ignore', 'inherit'] })
-    await waitForPort(port)
+    const started = spawn(requireProgram('redis-server'), args, { stdio: ['ignore', 'pipe', 'inherit'] })
+    child = started
+    // Redis logs to standard output: kept, so a server that will not start says why.
+    let output = ''
+    started.stdout?.on('data', (chunk: Buffer) => { output = (output + chunk.toString()).slice(-2000) })
+    const exited = new Promise<never>((_resolve, reject) => {
+      started.once('exit', (code, signal) => { reject(new Error(`redis-server on port ${port} ended (${code ?? signal}) before it listened: ${output.trim()}`)) })
+    })
+    exited.catch(() => {})
+    await Promise.race([waitForPort(port), exited])
   }
   const stop = async (): Promise<void> => {
     const running = child
@@ -62,8 +70,27 @@ export async function startSentinelDeployment (): Promise<SentinelDeployment> {
   const dir = await mkdtemp(join(tmpdir(), 'media-bff-sentinel-'))
   const masterName = 'media'
   const [masterPort, replicaPort, sentinelPort] = [await freePort(), await freePort(), await freePort()]
-  const master = await runRedisServer(common(masterPort, dir), masterPort)
-  const replica = await runRedisServer([...common(replicaPort, dir), '--replicaof', '127.0.0.1', String(masterPort)], replicaPort)
+  const running: Process[] = []
+  const destroy = async (): Promise<void> => {
+    await Promise.all(running.map(async (server) => { await server.stop() }))
+    await rm(dir, { recursive: true, force: true })
+  }
+  try {
+    const master = await runRedisServer(common(masterPort, dir), masterPort)
+    running.push(master)
+    const replica = await runRedisServer([...common(replicaPort, dir), '--replicaof', '127.0.0.1', String(masterPort)], replicaPort)
+    running.push(replica)
+    running.push(await runSentinel(dir, masterName, masterPort, sentinelPort))
+    return { url: `redis+sentinel://127.0.0.1:${sentinelPort}/${masterName}`, masterName, master, replica, destroy }
+  } catch (error) {
+    // The servers that did start would keep the test's process alive.
+    await destroy()
+    throw error
+  }
+}
+
+/** One Sentinel watching the master, resolved once it sees the replica. */
+async function runSentinel (dir: string, masterName: string, masterPort: number, sentinelPort: number): Promise<Process> {
   // Sentinel rewrites its configuration file, so it needs one of its own.
   const config = join(dir, 'sentinel.conf')
   await writeFile(config, [
@@ -82,19 +109,13 @@ export async function startSentinelDeployment (): Promise<SentinelDeployment> {
       const replicas = await probe.call('SENTINEL', 'REPLICAS', masterName) as unknown[]
       return replicas.length === 1
     })
+  } catch (error) {
+    await sentinel.stop()
+    throw error
   } finally {
     probe.disconnect()
   }
-  return {
-    url: `redis+sentinel://127.0.0.1:${sentinelPort}/${masterName}`,
-    masterName,
-    master,
-    replica,
-    destroy: async () => {
-      await Promise.all([sentinel.stop(), replica.stop(), master.stop()])
-      await rm(dir, { recursive: true, force: true })
-    }
-  }
+  return sentinel
 }
 
 export interface ClusterDeployment {
@@ -104,24 +125,46 @@ export interface ClusterDeployment {
   destroy: () => Promise<void>
 }
 
-/** Three masters, slots split evenly, joined with CLUSTER MEET (no redis-cli needed). */
+/**
+ * Three masters, slots split evenly, joined with CLUSTER MEET (no redis-cli needed). Each node's
+ * bus port is a free port of its own: Redis's default (the port + 10000) would fall in the
+ * kernel's ephemeral range, where any outgoing connection may hold it and the node cannot start.
+ */
 export async function startClusterDeployment (): Promise<ClusterDeployment> {
   const dir = await mkdtemp(join(tmpdir(), 'media-bff-cluster-'))
   const ports = [await freePort(), await freePort(), await freePort()]
-  const nodes = await Promise.all(ports.map((port) => runRedisServer([
-    ...common(port, dir), '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '2000'
+  const busPorts = [await freePort(), await freePort(), await freePort()]
+  const started = await Promise.allSettled(ports.map(async (port, index) => await runRedisServer([
+    ...common(port, dir), '--cluster-enabled', 'yes', '--cluster-port', String(busPorts[index]),
+    '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '2000'
   ], port)))
+  const nodes = started.flatMap((result) => result.status === 'fulfilled' ? [result.value] : [])
+  const destroy = async (): Promise<void> => {
+    await Promise.all(nodes.map(async (node) => { await node.stop() }))
+    await rm(dir, { recursive: true, force: true })
+  }
+  const failed = started.find((result) => result.status === 'rejected')
+  if (failed !== undefined) {
+    // The nodes that did start would keep the test's process alive.
+    await destroy()
+    throw failed.reason
+  }
   const clients = ports.map((port) => new Redis(port, '127.0.0.1'))
   try {
     const slotsPerNode = Math.ceil(16384 / ports.length)
     await Promise.all(clients.map((client, index) => client.call(
       'CLUSTER', 'ADDSLOTSRANGE', String(index * slotsPerNode), String(Math.min(16383, (index + 1) * slotsPerNode - 1))
     )))
-    for (const port of ports.slice(1)) await clients[0]?.call('CLUSTER', 'MEET', '127.0.0.1', String(port))
+    for (const [index, port] of ports.entries()) {
+      if (index > 0) await clients[0]?.call('CLUSTER', 'MEET', '127.0.0.1', String(port), String(busPorts[index]))
+    }
     await until('the cluster to be ok on every node', async () => {
       const infos = await Promise.all(clients.map((client) => client.call('CLUSTER', 'INFO') as Promise<string>))
       return infos.every((info) => info.includes('cluster_state:ok') && info.includes(`cluster_known_nodes:${ports.length}`))
     })
+  } catch (error) {
+    await destroy()
+    throw error
   } finally {
     for (const client of clients) client.disconnect()
   }
@@ -129,9 +172,6 @@ export async function startClusterDeployment (): Promise<ClusterDeployment> {
     url: `redis+cluster://${ports.map((port) => `127.0.0.1:${port}`).join(',')}`,
     ports,
     nodes,
-    destroy: async () => {
-      await Promise.all(nodes.map((node) => node.stop()))
-      await rm(dir, { recursive: true, force: true })
-    }
+    destroy
   }
 }
