@@ -126,7 +126,10 @@ t.test('Cluster', async (t) => {
     while (true) {
       const results = await Promise.allSettled(keys.map((key) => store.get(key)))
       if (results.every((result, i) => result.status === 'fulfilled' && result.value === keys[i])) break
-      if (Date.now() > deadline) throw new Error('cluster did not recover within 30 s')
+      if (Date.now() > deadline) {
+        const seen = results.map((result, i) => result.status === 'fulfilled' ? `${keys[i]}=${String(result.value)}` : `${keys[i]}: ${String(result.reason)}`)
+        throw new Error(`cluster did not recover within 30 s: ${seen.join('; ')}`)
+      }
       await sleep(200)
     }
     t.pass('every key readable again through the same store')
