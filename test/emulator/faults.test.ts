@@ -4,24 +4,28 @@ import t from 'tap'
 import { request } from 'undici'
 import { apiCall, authorizationCode, postFile, registerUpload, startTestEmulator, tokenRequest, user } from '../helpers/emulator.js'
 
+// Long enough that an undelayed call on a busy machine (stalls of half a second were seen in CI)
+// still comes back well within it.
+const DELAY_MS = 1500
+
 t.test('delayMs slows every call to the endpoint until cleared', async (t) => {
   const emulator = await startTestEmulator(t)
   const alice = user(emulator, 'alice')
-  const injected = await apiCall(`${emulator.baseUrl}/__emulator/faults`, { method: 'POST', json: { endpoint: 'user_info', delayMs: 250 } })
+  const injected = await apiCall(`${emulator.baseUrl}/__emulator/faults`, { method: 'POST', json: { endpoint: 'user_info', delayMs: DELAY_MS } })
   t.equal(injected.status, 200)
-  t.match(injected.body.faults, [{ endpoint: 'user_info', delayMs: 250 }])
+  t.match(injected.body.faults, [{ endpoint: 'user_info', delayMs: DELAY_MS }])
   for (let i = 0; i < 2; i++) {
     const started = Date.now()
     t.equal((await apiCall(`${emulator.baseUrl}/api/user/info`, { privateToken: alice.privateToken })).status, 200)
-    t.ok(Date.now() - started >= 240, `call ${i + 1} was delayed`)
+    t.ok(Date.now() - started >= DELAY_MS - 10, `call ${i + 1} was delayed`)
   }
   const started = Date.now()
   await apiCall(`${emulator.baseUrl}/api/folders/0`, { privateToken: alice.privateToken })
-  t.ok(Date.now() - started < 200, 'other endpoints are not')
+  t.ok(Date.now() - started < DELAY_MS, 'other endpoints are not')
   t.equal((await apiCall(`${emulator.baseUrl}/__emulator/faults`, { method: 'DELETE' })).status, 200)
   const after = Date.now()
   await apiCall(`${emulator.baseUrl}/api/user/info`, { privateToken: alice.privateToken })
-  t.ok(Date.now() - after < 200, 'cleared')
+  t.ok(Date.now() - after < DELAY_MS, 'cleared')
 })
 
 t.test('failStatus with failCount fails exactly the next N calls with a JSON error', async (t) => {
