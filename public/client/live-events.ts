@@ -8,6 +8,7 @@ import type { CallSettings } from './http.js'
 import { parseJson } from './json.js'
 import { sseReader, type ServerSentEvent } from './sse.js'
 import type { MediaFile } from './types.js'
+import { listenerRegistry } from './listeners.js'
 
 export type SessionEndReason = 'signed_out' | 'expired' | 'ended'
 
@@ -52,10 +53,7 @@ const HEARTBEATS_OF_SILENCE = 3
 const DEFAULT_RETRY_MS = 2_000
 
 export function openLiveChannel (settings: CallSettings): LiveChannel {
-  const listeners = new Map<keyof LiveEvents, Set<(event: never) => void>>()
-  const emit = <K extends keyof LiveEvents>(type: K, event: LiveEvents[K]): void => {
-    for (const listener of listeners.get(type) ?? []) (listener as LiveListener<K>)(event)
-  }
+  const { on, emit } = listenerRegistry<LiveEvents>()
   let state: LiveChannel['state'] = 'connecting'
   let lastEventId = ''
   let retryMs = DEFAULT_RETRY_MS
@@ -196,12 +194,7 @@ export function openLiveChannel (settings: CallSettings): LiveChannel {
   connect().catch(() => {})
   return {
     get state () { return state },
-    on (type, listener) {
-      const set = listeners.get(type) ?? new Set()
-      listeners.set(type, set)
-      set.add(listener as (event: never) => void)
-      return () => { set.delete(listener as (event: never) => void) }
-    },
+    on,
     close: stop
   }
 }

@@ -5,6 +5,7 @@
 // tab is looked at again (visibility, focus), on the page's next call, or when its time is up.
 import type { MediaBffError } from './errors.js'
 import type { Session, SignedInSession } from './types.js'
+import { listenerRegistry } from './listeners.js'
 
 /** What a watcher announces, by event name. */
 export interface SessionEvents {
@@ -65,10 +66,7 @@ export interface WatchParts {
 }
 
 export function watchSession (parts: WatchParts, { warnBeforeMs, minCheckIntervalMs = 2000 }: SessionWatchOptions = {}): SessionWatch {
-  const listeners = new Map<keyof SessionEvents, Set<(event: never) => void>>()
-  const emit = <K extends keyof SessionEvents>(type: K, event: SessionEvents[K]): void => {
-    for (const listener of listeners.get(type) ?? []) (listener as SessionListener<K>)(event)
-  }
+  const { on, emit } = listenerRegistry<SessionEvents>()
   const channel = typeof BroadcastChannel === 'undefined' ? undefined : new BroadcastChannel(parts.channelName)
   let session: Session | undefined
   let lastCheck = 0
@@ -154,12 +152,7 @@ export function watchSession (parts: WatchParts, { warnBeforeMs, minCheckInterva
 
   return {
     get session () { return session },
-    on (type, listener) {
-      const set = listeners.get(type) ?? new Set()
-      listeners.set(type, set)
-      set.add(listener as (event: never) => void)
-      return () => { set.delete(listener as (event: never) => void) }
-    },
+    on,
     check,
     staySignedIn: async () => await ask(parts.keepAlive),
     stop () {
