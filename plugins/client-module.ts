@@ -47,12 +47,13 @@ export default fp(async (app) => {
   const current = `/client/${version}/`
   app.get('/client/:file', { schema: { hide: true } }, async (request, reply) => {
     const { file } = request.params as { file: string }
-    if (!(file in FILES)) throw new AppError('not_found', `There is no /client/${file}; the browser module is ${current}media-bff-client.js.`)
-    return await reply.header('cache-control', 'no-cache').redirect(`${current}${file}`, 302)
+    if (!Object.hasOwn(FILES, file)) throw new AppError('not_found', `There is no /client/${file}; the browser module is ${current}media-bff-client.js.`)
+    // A page of any origin imports it in CORS mode, which the redirect must allow as well.
+    return await reply.header('cache-control', 'no-cache').header('access-control-allow-origin', '*').redirect(`${current}${file}`, 302)
   })
   app.get('/client/:version/:file', { schema: { hide: true } }, async (request, reply) => {
     const { version: asked, file } = request.params as { version: string, file: string }
-    if (asked !== version || !(file in FILES)) {
+    if (asked !== version || !Object.hasOwn(FILES, file)) {
       throw new AppError('not_found', `This media-bff serves the browser module as ${current}media-bff-client.js (and .d.ts), not /client/${asked}/${file}.`)
     }
     return await reply

@@ -19,6 +19,7 @@ t.test('the stable path redirects to the current version; the versioned files ar
     await stable.body.dump()
     t.equal(stable.statusCode, 302, file)
     t.equal(stable.headers['cache-control'], 'no-cache', 'the redirect is asked again every time')
+    t.equal(stable.headers['access-control-allow-origin'], '*', 'any page may follow it')
     const location = String(stable.headers.location)
     t.match(location, new RegExp(`^/client/\\d+\\.\\d+\\.\\d+-[0-9a-f]{10}/${file.replace('.', '\\.')}$`))
     const versioned = await request(`${url}${location}`, { headers: { origin: 'https://any-site.example' } })
@@ -34,7 +35,9 @@ t.test('the stable path redirects to the current version; the versioned files ar
 })
 
 t.test('another version or another file is the contract\'s 404, naming the current module', async (t) => {
-  for (const path of ['/client/0.0.1-0123456789/media-bff-client.js', '/client/other.js', '/client/latest/media-bff-client.js', '/client/x/media-bff-client.mjs']) {
+  const current = String((await request(`${url}/client/media-bff-client.js`)).headers.location).split('/')[2] ?? ''
+  const inherited = ['toString', 'constructor', '__proto__', 'hasOwnProperty'].flatMap((name) => [`/client/${name}`, `/client/${current}/${name}`])
+  for (const path of ['/client/0.0.1-0123456789/media-bff-client.js', '/client/other.js', '/client/latest/media-bff-client.js', '/client/x/media-bff-client.mjs', ...inherited]) {
     const answer = await request(`${url}${path}`)
     const body = await answer.body.json() as { error: string, message: string }
     t.equal(answer.statusCode, 404, path)
