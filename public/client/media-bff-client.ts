@@ -16,6 +16,7 @@ import { watchSession, type SessionWatch, type SessionWatchOptions } from './ses
 import { openLiveChannel, type LiveChannel } from './live-events.js'
 import type { CallOptions, FinishResult, Session, SessionListItem, UploadRegistration, UploadRegistrationOptions } from './types.js'
 import { uploadFile } from './upload.js'
+import { listenerRegistry } from './listeners.js'
 
 export { MediaBffError, type UpstreamFailure } from './errors.js'
 export { safeHttpUrl } from './urls.js'
@@ -68,12 +69,10 @@ const DEFAULT_TIMEOUT_MS = 30_000
 
 export function createMediaBffClient ({ baseUrl = '', timeoutMs = DEFAULT_TIMEOUT_MS, navigate = (url) => { location.assign(url) } }: MediaBffClientOptions = {}): MediaBffClient {
   const root = baseUrl.replace(/\/+$/, '')
-  const signInLost = new Set<(error: MediaBffError) => void>()
-  const signedOut = new Set<() => void>()
-  const settings: CallSettings = { root, timeoutMs, onSignInLost: (error) => { for (const listener of signInLost) listener(error) } }
+  const tabEvents = listenerRegistry<{ signInLost: MediaBffError, signedOut: undefined }>()
+  const settings: CallSettings = { root, timeoutMs, onSignInLost: (error) => { tabEvents.emit('signInLost', error) } }
   /** Sign-outs of this tab under way. */
   let loggingOut = 0
-  const listen = <T>(set: Set<T>, listener: T): () => void => { set.add(listener); return () => { set.delete(listener) } }
   const getSession = async (options?: CallOptions): Promise<Session> => await callBff<Session>(settings, 'GET', '/auth/session', undefined, callOptions(options))
   return {
     ...relayCalls(settings),
@@ -86,7 +85,7 @@ export function createMediaBffClient ({ baseUrl = '', timeoutMs = DEFAULT_TIMEOU
       } finally {
         loggingOut--
       }
-      for (const listener of signedOut) listener()
+      tabEvents.emit('signedOut', undefined)
     },
     registerUpload: async ({ folderId, title, options }, call) => await callBff<UploadRegistration>(settings, 'POST', '/uploads/register', {
       folder_id: folderId,
@@ -100,7 +99,7 @@ export function createMediaBffClient ({ baseUrl = '', timeoutMs = DEFAULT_TIMEOU
       end: async (id, options) => {
         if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw clientError('That is not a session id from sessions.list().', 'id')
         const answer = await callBff<{ ended: number, signed_out: boolean }>(settings, 'DELETE', `/auth/sessions/${id}`, undefined, callOptions(options))
-        if (answer.signed_out) for (const listener of signedOut) listener()
+        if (answer.signed_out) tabEvents.emit('signedOut', undefined)
         return answer
       },
       endOthers: async (options) => (await callBff<{ ended: number }>(settings, 'POST', '/auth/sessions/end-others', undefined, callOptions(options))).ended
@@ -115,8 +114,8 @@ export function createMediaBffClient ({ baseUrl = '', timeoutMs = DEFAULT_TIMEOU
       channelName: `media-bff ${new URL(root === '' ? '/' : root, location.href).href}`,
       getSession,
       keepAlive: async () => await callBff<Session>(settings, 'POST', '/auth/session/keepalive'),
-      onSignInLost: (listener) => listen(signInLost, listener),
-      onSignedOut: (listener) => listen(signedOut, listener)
+      onSignInLost: (listener) => tabEvents.on('signInLost', listener),
+      onSignedOut: (listener) => tabEvents.on('signedOut', listener)
     }, options)
   }
 }
