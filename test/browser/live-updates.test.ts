@@ -22,7 +22,7 @@ async function statusOf (page: Page, title: string): Promise<string | null> {
 }
 
 t.test('alice\'s upload turns ready in both her tabs; bob\'s page hears nothing', async (t) => {
-  const { stack, page: first, problems, newPage, newContext } = await openDemo(t, { OAUTH_SCOPES: 'basic user.info upload share', WEBHOOK_KEYS: WEBHOOK_KEY }, { processingMs: 1500 })
+  const { stack, page: first, problems, newPage, newContext } = await openDemo(t, { OAUTH_SCOPES: 'basic user.info upload share', WEBHOOK_KEYS: WEBHOOK_KEY }, { processingMs: 4000 })
   const { bff, emulator } = stack
   for (const user of ['alice', 'bob']) emulator.addWebhook({ user, url: `${bff.url}/webhooks/media`, key: WEBHOOK_KEY })
 

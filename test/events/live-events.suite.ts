@@ -14,6 +14,7 @@ import { uploadDirect } from '../helpers/direct-upload.js'
 import { openChannel, type OpenChannel } from '../helpers/event-stream.js'
 import { signatureOf } from '../../src/webhooks/webhook-signature.js'
 import { issuedTokens } from '../helpers/issued-tokens.js'
+import { pollUntil } from '../emulator/poll.js'
 
 export const WEBHOOK_KEY = 'webhook-key-0123456789-abcdefghijkl'
 const OPERATOR_TOKEN = 'operator-token-0123456789-abcdefghijklmnop'
@@ -23,7 +24,7 @@ export function liveEventsSuite (t: Test, storeEnv: () => Record<string, string>
   const stackWith = async (t: Test, env: Record<string, string> = {}) => {
     // One deployment: the instances share the store and its keys.
     const common = { OAUTH_SCOPES: 'basic user.info upload manage', WEBHOOK_KEYS: WEBHOOK_KEY, OPERATOR_TOKEN, TOKEN_KEYS: testTokenKey(), ...storeEnv(), ...env }
-    const stack = await startStack({ emulator: { processingMs: 400, webhookRetryDelaysMs: [100, 200, 400] }, env: common })
+    const stack = await startStack({ emulator: { processingMs: 1500, webhookRetryDelaysMs: [100, 200, 400] }, env: common })
     t.teardown(stack.close)
     const second = twoInstances ? await startBff(stack.emulator, common) : stack.bff
     if (twoInstances) t.teardown(second.close)
@@ -52,6 +53,17 @@ export function liveEventsSuite (t: Test, storeEnv: () => Record<string, string>
     if (sent.status !== 200) throw new Error(`upload answered ${sent.status}`)
     const finished = await browser.post(record.finish_url)
     return finished.json().files[0].file_id
+  }
+  /**
+   * alice's page is open before she uploads, so what it heard is known, never a race with the
+   * file's processing: resolves once it heard the file finished and then ready.
+   */
+  const uploadHeard = async (stack: Awaited<ReturnType<typeof stackWith>>, title: string) => {
+    const alice = await signedIn(stack.bff.browser())
+    const page = await stack.channelOf(alice)
+    const fileId = await upload(alice, title)
+    await page.waitFor('file', 2)
+    return { alice, page, fileId }
   }
   const counter = async (bff: TestBff, name: string, labels: string): Promise<number> => {
     const text = (await request(`${bff.url}/metrics`)).body.text()
@@ -90,10 +102,7 @@ export function liveEventsSuite (t: Test, storeEnv: () => Record<string, string>
 
   t.test('the webhook\'s own data is never passed on: what the service says of the file is', async (t) => {
     const stack = await stackWith(t)
-    const alice = await signedIn(stack.bff.browser())
-    const fileId = await upload(alice, 'Real title')
-    const page = await stack.channelOf(alice)
-    await sleep(700)
+    const { page, fileId } = await uploadHeard(stack, 'Real title')
     const before = page.data('file').length
     const answer = await stack.emulator.sendWebhook({ user: 'alice', event: 'file_transcode', data: { file_id: fileId, title: '<img src=x onerror=alert(1)>', status: 'hacked', urls: { file: 'https://evil.example/x' } } })
     t.equal(answer.status, 202)
@@ -104,10 +113,7 @@ export function liveEventsSuite (t: Test, storeEnv: () => Record<string, string>
 
   t.test('bad webhooks are refused, counted and logged, and change nothing', async (t) => {
     const stack = await stackWith(t)
-    const alice = await signedIn(stack.bff.browser())
-    const fileId = await upload(alice, 'Clip')
-    const page = await stack.channelOf(alice)
-    await sleep(700)
+    const { page, fileId } = await uploadHeard(stack, 'Clip')
     const heard = page.data('file').length
     const data = { file_id: fileId }
     const now = String(Math.floor(Date.now() / 1000))
@@ -144,7 +150,8 @@ export function liveEventsSuite (t: Test, storeEnv: () => Record<string, string>
     t.equal(garbage.statusCode, 400, 'not JSON')
     await garbage.body.dump()
 
-    await sleep(800)
+    await page.waitFor('file', heard + 1)
+    await sleep(300)
     t.equal(page.data('file').length, heard + 1, 'the one good delivery was announced once; nothing else reached the page')
     const outcomes = ['refused_signature', 'refused_stale', 'refused_replay', 'refused_size', 'refused_tenant', 'refused_body']
     for (const outcome of outcomes) t.ok(await counter(stack.bff, 'media_bff_webhooks_total', `outcome="${outcome}"`) >= 1, `${outcome} counted`)
@@ -169,7 +176,7 @@ export function liveEventsSuite (t: Test, storeEnv: () => Record<string, string>
     if (mine === undefined) throw new Error('alice has no indexed session')
     await stack.bff.inner.uploadedFiles.remember('default', { handle: mine.handle, sid: mine.sid, grantId: mine.grantId, userId: aliceId }, [424242])
     t.equal((await stack.emulator.sendWebhook({ user: 'alice', event: 'file_transcode', data: { file_id: 424242 } })).status, 202)
-    await sleep(800)
+    await pollUntil('the service\'s file_trash taken', () => stack.emulator.webhooksSent(), (sent) => sent.some((one) => one.event === 'file_trash' && one.status === 202))
     await stack.bff.inner.webhooks.idle()
     // Every file_upload comes before its finish, so media-bff does not know the file yet.
     const unknownBefore = await counter(stack.bff, 'media_bff_webhook_follow_ups_total', 'outcome="unknown_file"')
@@ -183,10 +190,7 @@ export function liveEventsSuite (t: Test, storeEnv: () => Record<string, string>
 
   t.test('a file whose person is unknown is announced to the sign-in that finished it, only while it lives', async (t) => {
     const stack = await stackWith(t)
-    const alice = await signedIn(stack.bff.browser())
-    const fileId = await upload(alice, 'Nameless')
-    const page = await stack.channelOf(alice)
-    await sleep(700)
+    const { alice, page, fileId } = await uploadHeard(stack, 'Nameless')
     const before = page.data('file').length
     const aliceId = String((await alice.get('/auth/session')).json().user.id)
     const [mine] = await stack.bff.inner.personSessions.list({ tenant: 'default', userId: aliceId })

@@ -105,9 +105,10 @@ t.test('a page that left while its request was being checked is not kept', async
   await once(server, 'listening')
   t.teardown(() => { hub.closeAll(); server.close() })
   const checked = once(server, 'checked')
+  const arrived = once(server, 'request')
   const request = get({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, path: '/' })
   request.on('error', () => {})
-  await sleep(50)
+  await arrived
   request.destroy()
   await checked
 })

@@ -10,7 +10,7 @@ import { signIn } from '../helpers/sign-in.js'
 import { startProductionStack } from './stack.js'
 
 const WEBHOOK_KEY = 'production-webhook-key-0123456789'
-const stack = await startProductionStack(t, { env: { WEBHOOK_KEYS: WEBHOOK_KEY }, emulator: { processingMs: 500 } })
+const stack = await startProductionStack(t, { env: { WEBHOOK_KEYS: WEBHOOK_KEY }, emulator: { processingMs: 1500 } })
 
 const browser = stack.browser()
 await signIn(browser)
