@@ -7,7 +7,7 @@ import { AppError, LOGIN_URL, loginRequired } from '../src/errors.js'
 import { GrantMissingError } from '../src/grants/grant-errors.js'
 import type { Grant, StoredGrant } from '../src/grants/grant-store.js'
 import { createTokenRefresher, type TokenRefresher } from '../src/grants/token-refresher.js'
-import { UpstreamError } from '../src/media/upstream-error.js'
+import { withAccessToken } from '../src/grants/with-access-token.js'
 import { checkScopes } from '../src/oauth/scope-check.js'
 import { safeReturnPath } from '../src/oauth/return-to.js'
 
@@ -35,7 +35,7 @@ export default fp(async (app) => {
   const { config } = app
   app.decorate('tokens', createTokenRefresher({
     grants: app.grants,
-    store: app.kv,
+    store: app.stores.locks,
     refresh: app.tokenEndpoint.refresh,
     skewMs: config.oauth.refreshSkewMs,
     callerWaitMs: config.upstreamTimeoutMs,
@@ -78,20 +78,10 @@ export default fp(async (app) => {
     }
   })
 
-  app.decorate('withAccessToken', async function withAccessToken<T> (request: FastifyRequest, call: (token: string, grant: Grant) => Promise<T>): Promise<T> {
+  app.decorate('withAccessToken', async function <T> (request: FastifyRequest, call: (token: string, grant: Grant) => Promise<T>): Promise<T> {
     const grantId = request.session?.grantId
     if (grantId === undefined) throw new GrantMissingError()
-    const first = await app.tokens.accessToken(grantId, { current: request.storedGrant })
-    try {
-      return await call(first.grant.accessToken, first.grant)
-    } catch (error) {
-      if (!(error instanceof UpstreamError) || !error.isUnauthorized) throw error
-      // The service said the token is invalid before its expiry: refresh once (unless another
-      // request already did) and try again. That 401 means the service refused before acting,
-      // so a retried write is not done twice; any other 401 is not retried (saysTokenInvalid).
-      const second = await app.tokens.accessToken(grantId, { rejectedToken: first.grant.accessToken })
-      return await call(second.grant.accessToken, second.grant)
-    }
+    return await withAccessToken(app.tokens, grantId, call, request.storedGrant)
   })
 }, { name: 'grants', dependencies: ['config', 'stores', 'session', 'media', 'metrics'] })
 

@@ -8,7 +8,7 @@ import { createStreamHub } from '../src/events/stream-hub.js'
 import { AppError, loginRequired } from '../src/errors.js'
 import { newSessionHandle } from '../src/sessions/session-index.js'
 import { personOf } from '../src/sessions/person-sessions.js'
-import { newMessageId } from '../src/events/live-message.js'
+import { MAX_FILES_PER_MESSAGE, newMessageId } from '../src/events/live-message.js'
 import type { MediaFileView } from '../src/media/read-media-file.js'
 
 declare module 'fastify' {
@@ -16,11 +16,14 @@ declare module 'fastify' {
     /** Turns this signed-in request into its session's live channel: the answer starts and stays open. */
     openEventStream: (request: FastifyRequest, reply: FastifyReply, lastEventId: string | undefined) => Promise<void>
     /**
-     * Tells the open pages of this session's person (of this session alone when its user id is
-     * unknown) that these files were just finished: they show them, processing, at once.
-     * Never fails: the upload is done either way.
+     * Remembers that this session finished these files on `tenant` (their webhooks are followed
+     * for its person) and tells the open pages of its person (of this session alone when its user
+     * id is unknown), in one message, what the service said of each at finish: they show them at
+     * once. A file whose pages heard of it as it is now (a finish sent twice) is not told again.
+     * Resolves once the files are remembered; the telling does not wait for the bus. Never fails:
+     * the upload is done either way.
      */
-    announceFinished: (session: FastifyRequest['session'], files: readonly MediaFileView[]) => Promise<void>
+    announceFinished: (session: FastifyRequest['session'], tenant: string, files: readonly MediaFileView[]) => Promise<void>
   }
 }
 
@@ -34,14 +37,15 @@ const REPLAY_MAX = 2_000
 /** How long a browser waits before reconnecting. */
 const RETRY_MS = 2_000
 const FULL_RETRY_AFTER_S = 5
-/** Files announced per finish; a larger batch is for the page's own listing to show. */
-const MAX_ANNOUNCED_FILES = 100
+/** Files remembered per finish, for their webhooks; the rest get no live updates. */
+const MAX_REMEMBERED_FILES = 1_000
 
 export default fp(async (app) => {
   const { events, session: settings } = app.config
   const hub = createStreamHub({
     maxStreams: events.maxStreams,
     maxPerSession: MAX_PER_SESSION,
+    maxPerPerson: events.maxPerPerson,
     maxQueuedBytes: MAX_QUEUED_BYTES,
     heartbeatMs: events.heartbeatMs,
     replayWindowMs: REPLAY_WINDOW_MS,
@@ -57,18 +61,31 @@ export default fp(async (app) => {
     hub.closeAll()
   })
 
-  app.decorate('announceFinished', async (session: FastifyRequest['session'], files: readonly MediaFileView[]) => {
-    if (session.handle === undefined || files.length === 0) return
+  const tell = async (session: FastifyRequest['session'], handle: string, files: readonly MediaFileView[]): Promise<void> => {
+    const person = personOf(session)
+    const handles = person === undefined ? [handle] : (await app.personSessions.list(person)).map((live) => live.handle)
+    if (!handles.includes(handle)) handles.push(handle)
+    await app.eventBus.publish({ id: newMessageId(), event: 'file', handles, data: { event: 'finished', files: files.slice(0, MAX_FILES_PER_MESSAGE) } })
+  }
+
+  app.decorate('announceFinished', async (session: FastifyRequest['session'], tenant: string, files: readonly MediaFileView[]) => {
+    const { handle, grantId } = session
+    if (handle === undefined || grantId === undefined || files.length === 0) return
+    const owner = { handle, sid: session.sessionId, grantId, ...(session.user?.id === undefined ? {} : { userId: session.user.id }) }
+    let untold = files
     try {
-      const person = personOf(session)
-      const handles = person === undefined ? [session.handle] : (await app.personSessions.list(person)).map((live) => live.handle)
-      if (!handles.includes(session.handle)) handles.push(session.handle)
-      await Promise.all(files.slice(0, MAX_ANNOUNCED_FILES).map(async (file) => {
-        await app.eventBus.publish({ id: newMessageId(), event: 'file', handles, data: { ...file, event: 'finished' } })
+      const told = await Promise.all(files.slice(0, MAX_REMEMBERED_FILES).map(async (file) => {
+        const fileId = Number(file.file_id)
+        return !(Number.isSafeInteger(fileId) && fileId >= 0) || await app.uploadedFiles.claimShowing(tenant, fileId, file, owner)
       }))
+      untold = files.filter((_file, i) => told[i] ?? true)
     } catch (error) {
-      app.log.warn({ err: error }, 'finished files could not be announced to their person\'s open pages')
+      app.log.warn({ err: error, files: files.length }, 'finished files could not be remembered: their pages hear of them now, but not when they are ready')
     }
+    if (untold.length === 0) return
+    tell(session, handle, untold).catch((error: unknown) => {
+      app.log.warn({ err: error }, 'finished files could not be announced to their person\'s open pages')
+    })
   })
 
   app.decorate('openEventStream', async (request: FastifyRequest, reply: FastifyReply, lastEventId: string | undefined) => {
@@ -96,6 +113,7 @@ export default fp(async (app) => {
       'x-accel-buffering': 'no'
     })
     reply.raw.socket?.setNoDelay(true)
-    hub.open(reply.raw, { handle: session.handle, endsAt, stillLive: async () => await app.personSessions.liveUntil(sid) }, lastEventId)
+    const person = personOf(session)
+    hub.open(reply.raw, { handle: session.handle, person: person === undefined ? session.handle : `${person.tenant}\n${person.userId}`, endsAt, stillLive: async () => await app.personSessions.liveUntil(sid) }, lastEventId)
   })
 }, { name: 'live-events', dependencies: ['config', 'stores', 'metrics'] })

@@ -33,8 +33,16 @@ export interface Metrics {
   openStreams: (count: number) => void
   /** A live event written to a channel. */
   eventDelivered: () => void
-  /** A live channel closed by media-bff: slow_reader, session_limit, session_ended, instance_full. */
+  /** A live channel closed by media-bff: slow_reader, session_limit, person_limit, session_ended, instance_full. */
   streamDropped: (reason: string) => void
+  /** Webhook follow-ups another instance took and never finished, taken over by this one. */
+  webhookTakeovers: (count: number) => void
+  /**
+   * A gauge read when Prometheus scrapes: one value, or (with `label`) one per label value.
+   * For what is known elsewhere (a queue's length, a store's size); undefined leaves it out.
+   */
+  gauge: (name: string, help: string, read: () => Promise<number | undefined> | number | undefined) => void
+  gaugeByLabel: (name: string, help: string, label: string, read: () => Promise<Record<string, number>> | Record<string, number>) => void
 }
 
 declare module 'fastify' {
@@ -61,11 +69,12 @@ export default fp(async (app) => {
   const relayed = new Counter({ name: 'media_bff_relayed_calls_total', help: 'Calls through the relay (/api/...), by operation and outcome (ok, not_modified, refused, upstream_error, upstream_timeout, unavailable)', labelNames: ['operation', 'outcome'], registers: [registry] })
   const sessionsEnded = new Counter({ name: 'media_bff_sessions_ended_total', help: 'Sessions ended from elsewhere, by reason (ended_by_person, other_sessions, operator, over_cap)', labelNames: ['reason'], registers: [registry] })
   const cutOffs = new Counter({ name: 'media_bff_relayed_cut_offs_total', help: 'Relayed answers cut off after their status was sent, by operation and reason (deadline, malformed, upstream)', labelNames: ['operation', 'reason'], registers: [registry] })
-  const webhooks = new Counter({ name: 'media_bff_webhooks_total', help: 'Webhooks of the media service, by outcome (accepted, duplicate, refused_body, refused_signature, refused_stale, refused_replay, refused_tenant, refused_size, rate_limited, unavailable)', labelNames: ['outcome'], registers: [registry] })
-  const followUps = new Counter({ name: 'media_bff_webhook_follow_ups_total', help: 'Accepted webhooks followed up, by outcome (announced, not_a_file, unknown_file, nobody_signed_in, unreadable, failed, backlog_full)', labelNames: ['outcome'], registers: [registry] })
+  const webhooks = new Counter({ name: 'media_bff_webhooks_total', help: 'Webhooks of the media service, by outcome (accepted, duplicate, refused_body, refused_signature, refused_stale, refused_replay, refused_tenant, refused_size, rate_limited, queue_full, unavailable)', labelNames: ['outcome'], registers: [registry] })
+  const followUps = new Counter({ name: 'media_bff_webhook_follow_ups_total', help: 'Webhook follow-ups, by outcome (announced, already_told, not_a_file, unknown_file, nobody_signed_in, unreadable; failed: tried again later; given_up)', labelNames: ['outcome'], registers: [registry] })
   const openStreams = new Gauge({ name: 'media_bff_event_streams', help: 'Live channels (GET /events) open on this instance', registers: [registry] })
   const delivered = new Counter({ name: 'media_bff_events_delivered_total', help: 'Live events written to a channel', registers: [registry] })
   const dropped = new Counter({ name: 'media_bff_event_streams_dropped_total', help: 'Live channels closed by media-bff, by reason (slow_reader, session_limit, session_ended, instance_full)', labelNames: ['reason'], registers: [registry] })
+  const takeovers = new Counter({ name: 'media_bff_webhook_follow_up_takeovers_total', help: 'Webhook follow-ups another instance took and never finished (it stopped or crashed), taken over by this one', registers: [registry] })
   const upstream = new Histogram({ name: 'media_bff_upstream_request_duration_seconds', help: 'Calls to the media service, by endpoint and status (0: no answer)', labelNames: ['endpoint', 'status'], buckets: LATENCY_BUCKETS, registers: [registry] })
 
   app.decorate('metrics', {
@@ -83,7 +92,34 @@ export default fp(async (app) => {
     webhookFollowUp: (outcome) => followUps.inc({ outcome }),
     openStreams: (count) => openStreams.set(count),
     eventDelivered: () => delivered.inc(),
-    streamDropped: (reason) => dropped.inc({ reason })
+    streamDropped: (reason) => dropped.inc({ reason }),
+    webhookTakeovers: (count) => takeovers.inc(count),
+    gauge: (name, help, read) => {
+      // prom-client calls collect on every scrape; `this` is the gauge itself.
+      const gauge: Gauge = new Gauge({
+        name,
+        help,
+        registers: [registry],
+        async collect () {
+          const value = await read()
+          gauge.reset()
+          if (value !== undefined) gauge.set(value)
+        }
+      })
+    },
+    gaugeByLabel: (name, help, label, read) => {
+      const gauge: Gauge<string> = new Gauge({
+        name,
+        help,
+        labelNames: [label],
+        registers: [registry],
+        async collect () {
+          const values = await read()
+          gauge.reset()
+          for (const [key, value] of Object.entries(values)) gauge.set({ [label]: key }, value)
+        }
+      })
+    }
   } satisfies Metrics)
 
   // One histogram child per method, route pattern and status, found by one string key: prom-client

@@ -61,13 +61,13 @@ export default fp(async (app) => {
   })
   await app.register(fastifyRateLimit, {
     ...pluginOptions,
-    ...(app.redisClient === undefined ? {} : { redis: app.redisClient, nameSpace: `${redisKeyPrefix}rate:` })
+    ...(app.stores.redis === undefined ? {} : { redis: app.stores.redis, nameSpace: `${redisKeyPrefix}rate:` })
   })
-  if (app.redisClient !== undefined) {
+  if (app.stores.redis !== undefined) {
     // The counters go straight to the client, which refuses commands until its first connection
     // (no offline queue): wait for it, within the store's own deadline, so that the first
     // requests are counted too. Redis down at start delays readiness by that deadline, no more.
-    app.addHook('onReady', async () => { await app.kv.ping().catch(() => {}) })
+    app.addHook('onReady', async () => { await app.stores.ping().catch(() => {}) })
   }
 
   /**

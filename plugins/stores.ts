@@ -1,11 +1,9 @@
-// The key-value store (memory or Redis), the token cipher, and the records built on them:
-// sessions (the store @fastify/session uses) and each person's index of them, login transactions
-// (sealed into the browser's cookies; the store only marks used ones), grants and upload
-// registrations.
+// The stores (memory or Redis, one per family: src/store/store-families.ts), the token cipher,
+// and the records built on them: sessions (the store @fastify/session uses) and each person's
+// index of them, login transactions (sealed into the browser's cookies; the store only marks used
+// ones), grants and upload registrations.
 import fp from 'fastify-plugin'
-import type { Cluster, Redis } from 'ioredis'
-import { createStore } from '../src/store/create-store.js'
-import type { KeyValueStore } from '../src/store/key-value-store.js'
+import { createStoreFamilies, type StoreFamilies } from '../src/store/store-families.js'
 import { createTokenCipher, type TokenCipher } from '../src/store/token-cipher.js'
 import { createGrantStore, type GrantStore } from '../src/grants/grant-store.js'
 import { createLoginTransactions, type LoginTransactions } from '../src/oauth/login-transactions.js'
@@ -20,11 +18,14 @@ import { createUploadedFiles, type UploadedFiles } from '../src/uploads/uploaded
 
 declare module 'fastify' {
   interface FastifyInstance {
-    kv: KeyValueStore
-    /** Upload registrations: in memory a store of their own, so heavy uploading never evicts a session. */
-    uploadKv: KeyValueStore
-    /** The Redis connection behind kv when REDIS_URL is set (rate-limit counters live there too). */
-    redisClient: Redis | Cluster | undefined
+    /** Every store, by family: people's records are never pushed out by bookkeeping. */
+    stores: StoreFamilies
+    /**
+     * Whether one more sign-in may take room now (the people's stores below their bound, or Redis
+     * below its sign-in ceiling). When there is none, a new sign-in is refused; nobody signed in
+     * is ever dropped for it. Logged once when room runs out, and once when it is back.
+     */
+    roomForSignIn: () => Promise<boolean>
     cipher: TokenCipher
     grants: GrantStore
     loginTransactions: LoginTransactions
@@ -45,34 +46,41 @@ declare module 'fastify' {
 /** Sessions one person may hold at once; a sign-in beyond it ends their oldest. */
 export const MAX_SESSIONS_PER_PERSON = 50
 
-/**
- * In memory, the most upload registrations remembered at once (about 250 B each, so some 12 MB
- * when full). Beyond it the least recently used is forgotten: finishing that one upload is a 404,
- * and no session or grant is ever evicted to make room.
- */
-export const UPLOAD_STORE_MAX_ENTRIES = 50_000
-
 export default fp(async (app) => {
   const { config } = app
-  const kv = createStore({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, tlsCa: config.redisTlsCa, logger: app.log })
-  const uploadKv = config.redisUrl === undefined ? createStore({ maxEntries: UPLOAD_STORE_MAX_ENTRIES }) : kv
+  const stores = createStoreFamilies({
+    redisUrl: config.redisUrl,
+    keyPrefix: config.redisKeyPrefix,
+    tlsCa: config.redisTlsCa,
+    maxSessions: config.memoryMaxSessions,
+    logger: app.log
+  })
   const cipher = createTokenCipher(config.tokenKeys)
-  app.decorate('kv', kv)
-  app.decorate('uploadKv', uploadKv)
-  app.decorate<Redis | Cluster | undefined>('redisClient', kv.redisClient)
+  app.decorate('stores', stores)
+  let refusing = false
+  app.decorate('roomForSignIn', async () => {
+    const room = await stores.roomForSignIn()
+    if (room === refusing) {
+      refusing = !room
+      if (refusing) app.log.warn({ sizes: stores.sizes(), fullness: await stores.fullness() }, 'new sign-ins are refused: the stores hold all the signed-in people they may (MEMORY_MAX_SESSIONS, or Redis near maxmemory); nobody signed in is dropped')
+      else app.log.info('new sign-ins are taken again: the stores have room')
+    }
+    return room
+  })
   app.decorate('cipher', cipher)
-  app.decorate('grants', createGrantStore(kv, cipher, { ttlMs: config.session.absoluteTimeoutMs }))
+  app.decorate('grants', createGrantStore(stores.people, cipher, { ttlMs: config.session.absoluteTimeoutMs }))
   app.decorate('loginTransactions', createLoginTransactions({
     cipher,
-    store: kv,
+    store: stores.signIns,
     states: createLoginStateSigner(config.session.secrets),
     cookiePrefix: `${config.session.cookieName}-login-`,
     ttlMs: config.session.loginTimeoutMs,
-    maxPerBrowser: config.session.maxLoginsPerBrowser
+    maxPerBrowser: config.session.maxLoginsPerBrowser,
+    defaultTenant: config.defaultTenant
   }))
-  app.decorate('registrations', createRegistrations(uploadKv))
+  app.decorate('registrations', createRegistrations(stores.uploads))
   const { idleTimeoutMs, absoluteTimeoutMs } = config.session
-  const sessionStore = createSessionStore<{ authenticatedAt?: number }>(kv, {
+  const sessionStore = createSessionStore<{ authenticatedAt?: number }>(stores.people, {
     // The blob holds the grant id and the user's name and e-mail: sealed like the tokens.
     cipher,
     // A browser-session cookie: the server's timeouts, not the cookie, end a session.
@@ -83,16 +91,16 @@ export default fp(async (app) => {
     }
   })
   app.decorate('sessionStore', sessionStore)
-  const eventBus = kv.redisClient === undefined ? createMemoryEventBus() : createRedisEventBus(kv.redisClient, `${config.redisKeyPrefix}live-events`)
+  const eventBus = stores.redis === undefined ? createMemoryEventBus() : createRedisEventBus(stores.redis, `${config.redisKeyPrefix}live-events`)
   app.decorate('eventBus', eventBus)
-  app.decorate('uploadedFiles', createUploadedFiles(kv))
+  app.decorate('uploadedFiles', createUploadedFiles(stores.finishes))
   // A page that misses this (Redis away) learns it on its next call or when it is looked at again.
   const announceSessionsEnded = (handles: string[], reason: string): void => {
     eventBus.publish({ id: newMessageId(), event: 'session', handles, data: { ended: true, reason } }).catch(() => {})
   }
   app.decorate('announceSessionsEnded', announceSessionsEnded)
   app.decorate('personSessions', createPersonSessions({
-    index: createSessionIndex(kv, { lifetimeMs: absoluteTimeoutMs }),
+    index: createSessionIndex(stores.people, { lifetimeMs: absoluteTimeoutMs }),
     readSession: async (sid) => sessionRecordOf(await sessionStore.load(sid)),
     destroySession: sessionStore.drop,
     deleteGrant: async (grantId) => { await app.grants.delete(grantId) },
@@ -103,8 +111,7 @@ export default fp(async (app) => {
   }))
   app.addHook('onClose', async () => {
     await eventBus.close()
-    await kv.close()
-    if (uploadKv !== kv) await uploadKv.close()
+    await stores.close()
   })
 }, { name: 'stores', dependencies: ['config'] })
 

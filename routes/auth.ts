@@ -7,6 +7,7 @@ import { AppError, LOGIN_URL } from '../src/errors.js'
 import { MAX_LENGTH as MAX_RETURN_TO_LENGTH, parseReturnTarget } from '../src/oauth/return-to.js'
 import { parseScopes } from '../src/oauth/scopes.js'
 import { completeSignIn, LoginReplayedError, startSignIn } from '../src/oauth/sign-in.js'
+import { LoginTooLargeError } from '../src/oauth/login-transactions.js'
 import { sessionAfterSignIn } from '../src/oauth/session-after-sign-in.js'
 import { classifyTokenError } from '../src/oauth/token-errors.js'
 import { authErrorPage } from '../src/pages/auth-error-page.js'
@@ -43,6 +44,9 @@ const SessionState = Type.Object({
   absolute_expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'When it ends in any case (SESSION_ABSOLUTE_TIMEOUT)' })),
   reauth_required: Type.Optional(Type.Boolean())
 })
+
+/** How soon to try again when no more sign-ins are taken. */
+const FULL_RETRY_AFTER_S = 60
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { config } = app
@@ -83,9 +87,16 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     if (refused.length > 0) {
       throw new AppError('invalid_request', `This site does not ask for the scope ${refused.join(', ')}.`, { details: { field: 'scope', known_scopes: [...app.requestableScopes] } })
     }
+    if (!await app.roomForSignIn()) {
+      app.metrics.login('refused_full')
+      throw new AppError('unavailable', 'No more people can sign in right now; everyone signed in stays so. Try again in a few minutes.', { retryAfter: FULL_RETRY_AFTER_S })
+    }
     // Nothing is stored: the transaction goes to the browser, sealed (src/oauth/login-transactions.ts).
     const started = await startSignIn(config, app.authorizationServers, app.loginTransactions, {
       tenant, returnTo, grantedScopes, addedScopes, cookies: request.cookies
+    }).catch((error: unknown) => {
+      if (!(error instanceof LoginTooLargeError)) throw error
+      throw new AppError('invalid_request', 'return_to is too long for a sign-in to carry.', { details: { field: 'return_to' } })
     })
     app.metrics.login('redirected')
     for (const name of started.dropped) reply.clearCookie(name, cookieOptions)
@@ -115,13 +126,24 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       throw error
     }
     if (opened.kind === 'other_browser') return await failPage('login_csrf', 'login_csrf')
+    if (opened.kind === 'superseded') return await failPage('sign_in_expired', 'superseded')
     if (opened.kind === 'invalid') {
       if (opened.cookieName !== undefined) reply.clearCookie(opened.cookieName, cookieOptions)
       return await failPage('invalid_state', 'invalid_state')
     }
     const { transaction } = opened
-    // From here on this sign-in ends, one way or another: its cookie goes.
-    reply.clearCookie(opened.cookieName, cookieOptions)
+    // A Secure cookie is never set over plain http (a proxy not in TRUST_PROXY, say): no session
+    // could come of this sign-in, so its code is not even exchanged.
+    if (config.session.secureCookie && request.protocol !== 'https') {
+      request.log.warn('a sign-in reached media-bff over plain http, where its Secure session cookie cannot be set: is the proxy in TRUST_PROXY, and does it send X-Forwarded-Proto?')
+      return await failPage('insecure_transport', 'insecure_transport')
+    }
+    // Nothing is spent yet: the same callback works once there is room again.
+    if (!await app.roomForSignIn()) return await failPage('sign_ins_full', 'refused_full', 503)
+    // From here on this sign-in ends, one way or another: its slot is spent.
+    const spent = app.loginTransactions.spentValue(opened.cookieName, transaction)
+    if (spent === undefined) reply.clearCookie(opened.cookieName, cookieOptions)
+    else reply.setCookie(opened.cookieName, spent, { ...cookieOptions, maxAge: loginCookieMaxAgeS })
 
     const backWithError = async (code: string, outcome: string): Promise<never> => {
       app.metrics.callback(outcome)

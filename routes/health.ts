@@ -1,6 +1,8 @@
 // Liveness and readiness for the orchestrator and the load balancer. Readiness says which part is
 // wrong (`checks`); why the store cannot be reached (refused, a certificate not trusted, a wrong
-// password) only to operators, as /metrics is shown to them (METRICS_TOKEN): it names addresses.
+// password) only to operators, with the METRICS_TOKEN they read /metrics with: it names internal
+// addresses. Without METRICS_TOKEN nobody is told why on the wire; the log says it, once each
+// time readiness is lost.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
 import { bearerTokenCheck } from '../src/bearer-token.js'
@@ -14,7 +16,8 @@ const Checks = Type.Object({
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { metricsToken } = app.config
-  const isOperator = metricsToken === undefined ? () => true : bearerTokenCheck(metricsToken)
+  const isOperator = metricsToken === undefined ? () => false : bearerTokenCheck(metricsToken)
+  let storeDown = false
 
   app.get('/healthz', {
     schema: { tags: ['operations'], summary: 'The process is alive', response: { 200: Type.Object({ status: Type.Literal('ok') }) } }
@@ -33,9 +36,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     reply.header('cache-control', 'no-store')
     const checks = { store: 'ok', configuration: 'ok' }
     try {
-      await app.kv.ping()
+      await app.stores.ping()
+      storeDown = false
     } catch (error) {
       checks.store = isOperator(request.headers.authorization) ? `unreachable: ${(error as Error).message}` : 'unreachable'
+      if (!storeDown) request.log.warn({ reason: (error as Error).message }, 'not ready: the store cannot be reached')
+      storeDown = true
     }
     if (app.config.tenants.size === 0 || app.config.tokenKeys.length === 0) checks.configuration = 'no tenant or no token key'
     if (checks.store !== 'ok' || checks.configuration !== 'ok') {

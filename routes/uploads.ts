@@ -34,7 +34,8 @@ const Registration = Type.Object({
     upload: Type.Optional(Type.String()),
     finish: Type.String()
   }),
-  finish_url: Type.String()
+  finish_url: Type.String(),
+  autofinish: Type.Boolean({ description: 'Whether the service finishes the upload by itself after one file (what was asked of it; its default is on). The browser module then still finishes it through finish_url, so the person\'s pages hear of the file.' })
 })
 
 const FinishParams = Type.Object({ ulid: Type.String({ pattern: '^[0-9A-Za-z]{1,64}$' }) })
@@ -82,7 +83,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     app.metrics.registration('registered')
     // The answer carries a signed, pre-authorised upload URL: no cache may keep it.
     reply.header('cache-control', 'no-store')
-    return { ...record, finish_url: `/uploads/${record.ulid}/finish` }
+    return { ...record, finish_url: `/uploads/${record.ulid}/finish`, autofinish: options?.autofinish ?? true }
   })
 
   app.post('/uploads/:ulid/finish', {
@@ -101,9 +102,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       throw error
     })
     app.metrics.finish('finished')
-    const { handle, grantId, user } = request.session
-    if (tenant !== undefined) await app.webhooks.rememberFinished(tenant, { handle, sid: request.session.sessionId, grantId, userId: user?.id }, result.files)
-    await app.announceFinished(request.session, result.files)
+    if (tenant !== undefined) await app.announceFinished(request.session, tenant, result.files)
     return result
   })
 }

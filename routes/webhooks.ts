@@ -1,9 +1,10 @@
 // POST WEBHOOK_PATH (the default tenant) and WEBHOOK_PATH/:tenant: the media service's webhooks
 // (README.md, "Live updates"). Server to server: no session and no X-CSRF (the service sends
 // neither), a rate limit per sending address, a small body. Registered only when WEBHOOK_KEYS
-// names a key. The answer comes as soon as the webhook is verified and recorded; following it up
-// waits for nothing (app.webhooks.follow). Every refusal is counted and logged once: in onError,
-// which sees those of the handler, the body parser and the rate limit alike.
+// names a key. The answer comes as soon as the webhook is verified and its follow-up queued for
+// good (plugins/webhooks.ts); a webhook that cannot be queued is refused with 503 and Retry-After,
+// which the service retries. Every refusal is counted and logged once: in onError, which sees
+// those of the handler, the body parser and the rate limit alike.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
@@ -18,10 +19,13 @@ const TenantParams = Type.Object({ tenant: Type.String({ minLength: 1, maxLength
 
 /** A refusal, with the outcome the metrics count it under. */
 class WebhookRefused extends AppError {
-  constructor (readonly outcome: string, code: 'invalid_request' | 'not_found', message: string) {
-    super(code, message)
+  constructor (readonly outcome: string, code: 'invalid_request' | 'not_found' | 'unavailable', message: string) {
+    super(code, message, code === 'unavailable' ? { retryAfter: QUEUE_FULL_RETRY_AFTER_S } : {})
   }
 }
+
+/** The service waits its own time between retries; this only says how soon is worth it. */
+const QUEUE_FULL_RETRY_AFTER_S = 30
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   if (app.webhooks.tenants.size === 0) return
@@ -42,10 +46,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const receive = async (tenant: string, body: unknown, reply: FastifyReply): Promise<{ status: 'accepted' | 'duplicate' }> => {
     if (!app.webhooks.tenants.has(tenant)) throw new WebhookRefused('refused_tenant', 'not_found', 'No webhooks are received for this tenant.')
     const result = await app.webhooks.receive(tenant, body)
+    if (result.outcome === 'queue_full') throw new WebhookRefused('queue_full', 'unavailable', 'media-bff has too many webhooks to follow up; send it again later.')
     if (result.hint === undefined) throw new WebhookRefused(result.outcome, 'invalid_request', `The webhook was refused: ${result.reason ?? result.outcome}.`)
     app.metrics.webhook(result.outcome)
     if (result.outcome === 'duplicate') return { status: 'duplicate' }
-    app.webhooks.follow(tenant, result.hint)
     reply.code(202)
     return { status: 'accepted' }
   }

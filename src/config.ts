@@ -7,6 +7,7 @@ import { isAddressOrCidr, trustsEveryone } from './trusted-proxies.js'
 import { parseTokenKeys, type TokenKey } from './store/token-cipher.js'
 import { parseRedisUrl, RedisUrlError } from './store/redis-url.js'
 import { KNOWN_SCOPES, parseScopes } from './oauth/scopes.js'
+import { MAX_SLOTS } from './oauth/login-transactions.js'
 
 export type { Tenant } from './config-tenants.js'
 
@@ -51,6 +52,8 @@ export interface Config {
   tokenKeys: TokenKey[]
   redisUrl: string | undefined
   redisKeyPrefix: string
+  /** Without Redis: sign-ins held at once before a new one is refused (the in-memory stores are sized from it). */
+  memoryMaxSessions: number
   /** PEM certificates to trust for Redis over TLS (REDIS_TLS_CA_FILE): a private CA; the system's otherwise. */
   redisTlsCa: string | undefined
   upload: {
@@ -71,9 +74,15 @@ export interface Config {
   /** When set, the operators' endpoints exist (/operator/...), only for `Authorization: Bearer <operatorToken>`. */
   operatorToken: string | undefined
   /** The media service's webhooks: where they are received, and each tenant's keys (none: off). */
-  webhooks: { path: string, keys: Map<string, string[]>, perMinute: number }
+  webhooks: {
+    path: string
+    keys: Map<string, string[]>
+    perMinute: number
+    /** On Redis: how long a follow-up an instance took may go unclaimed before another takes it over. */
+    takeoverAfterMs: number
+  }
   /** The live channel (GET /events): how many this instance holds at most, how often it says it is alive. */
-  events: { maxStreams: number, heartbeatMs: number }
+  events: { maxStreams: number, maxPerPerson: number, heartbeatMs: number }
 }
 
 export class ConfigError extends Error {
@@ -139,7 +148,7 @@ export function loadConfig (env: Env = process.env): Config {
   }
 
   const cookieNameSetting = read.string('SESSION_COOKIE_NAME', '__Host-media-bff')
-  if (!/^[A-Za-z0-9_.-]+$/.test(cookieNameSetting)) read.problem('SESSION_COOKIE_NAME', 'may hold only letters, digits, _ . and -')
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(cookieNameSetting)) read.problem('SESSION_COOKIE_NAME', 'must be 1 to 64 letters, digits, _ . and -')
   // The __Host- prefix demands Secure, which browsers refuse on plain http; only the local demo
   // on http://localhost runs without it.
   const cookieName = isHttpsPublic ? ensureHostPrefix(cookieNameSetting) : cookieNameSetting.replace(/^__(Host|Secure)-/, '')
@@ -238,11 +247,12 @@ export function loadConfig (env: Env = process.env): Config {
       idleTimeoutMs,
       absoluteTimeoutMs,
       loginTimeoutMs: read.duration('LOGIN_TIMEOUT', 10 * 60_000),
-      maxLoginsPerBrowser: read.integer('LOGIN_MAX_PER_BROWSER', 10, { min: 1, max: 100 })
+      maxLoginsPerBrowser: read.integer('LOGIN_MAX_PER_BROWSER', MAX_SLOTS, { min: 1, max: MAX_SLOTS })
     },
     tokenKeys,
     redisUrl,
     redisKeyPrefix: read.string('REDIS_KEY_PREFIX', 'media-bff:'),
+    memoryMaxSessions: read.integer('MEMORY_MAX_SESSIONS', 50_000, { min: 10, max: 10_000_000 }),
     redisTlsCa,
     upload: {
       allowedHosts,
@@ -268,10 +278,14 @@ export function loadConfig (env: Env = process.env): Config {
     webhooks: {
       path: readWebhookPath(read),
       keys: readWebhookKeys(read, tenants, defaultTenant),
-      perMinute: read.integer('RATE_LIMIT_WEBHOOKS_PER_MINUTE', 600, { min: 1 })
+      perMinute: read.integer('RATE_LIMIT_WEBHOOKS_PER_MINUTE', 600, { min: 1 }),
+      takeoverAfterMs: read.duration('WEBHOOK_TAKEOVER_AFTER', 20_000, { minMs: 1_000, maxMs: 300_000 })
     },
     events: {
       maxStreams: read.integer('EVENTS_MAX_STREAMS', 5000, { min: 1, max: 1_000_000 }),
+      // A person's tabs in all their browsers: ample for one person, and a small share of an
+      // instance, so a few accounts cannot fill it.
+      maxPerPerson: read.integer('EVENTS_MAX_PER_PERSON', 20, { min: 1, max: 10_000 }),
       // Under the read timeout of every proxy on the way (docker/nginx.conf's is 45 s, nginx's
       // default 60 s), and not so often that thousands of idle channels cost real CPU.
       heartbeatMs: read.duration('EVENTS_HEARTBEAT', 20_000, { minMs: 5_000, maxMs: 40_000 })

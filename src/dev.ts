@@ -12,7 +12,8 @@ import { EnvReader } from './env-reader.js'
 import { buildApp } from './app.js'
 import { withEnvFile } from './env-file.js'
 
-const env = withEnvFile(process.env)
+const fromFile = withEnvFile(process.env)
+const { env } = fromFile
 
 // PORT, PUBLIC_URL and EMULATOR_* are read before anything starts, with one reader, so a bad
 // value is reported by name (exit 78, as loadConfig's problems are) and never becomes NaN.
@@ -70,6 +71,7 @@ try {
 }
 
 const app = await buildApp(config)
+if (fromFile.file !== undefined) process.stdout.write(`Read ${fromFile.file}: ${fromFile.taken.join(', ') || 'nothing the environment left unset'}\n`)
 closeWithGrace({ delay: 5000 }, async () => {
   await app.close()
   await emulator.stop()

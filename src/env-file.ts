@@ -1,25 +1,43 @@
-// A .env file in the working directory, read by `npm start` and `npm run serve` when present (the
-// format of .env.example: NAME=value lines, # comments). The environment wins: a variable set
-// there is never replaced by the file's, so a container's or a shell's settings keep their say.
-// Node's own parser (util.parseEnv), no dependency.
+// A file of variables under the environment (the format of .env.example: NAME=value lines,
+// # comments): the one ENV_FILE names, or else, except in production, a .env in the working
+// directory when there is one. In production nothing is read that nobody asked for: a stray .env
+// in the working directory could otherwise set any variable the environment left unset (the token
+// endpoint included). The environment wins: a variable set there is never replaced by the file's,
+// so a container's or a shell's settings keep their say. What was taken from the file is named,
+// for the start-up log. Node's own parser (util.parseEnv), no dependency.
 import { readFileSync } from 'node:fs'
 import { parseEnv } from 'node:util'
 import type { Env } from './env-reader.js'
 import { ConfigError } from './config.js'
 
-/** `env` with the file's variables added under it; `env` itself when there is no file. */
-export function withEnvFile (env: Env, path = '.env'): Env {
+export interface EnvWithFile {
+  /** The environment, with the file's variables added under it. */
+  env: Env
+  /** The file read, if any. */
+  file: string | undefined
+  /** The names of the variables the file set (the environment had none of them). */
+  taken: string[]
+}
+
+export function withEnvFile (env: Env, defaultFile = '.env'): EnvWithFile {
+  const named = env.ENV_FILE?.trim()
+  const file = named !== undefined && named !== '' ? named : env.NODE_ENV === 'production' ? undefined : defaultFile
+  if (file === undefined) return { env, file: undefined, taken: [] }
   let text: string
   try {
-    text = readFileSync(path, 'utf8')
+    text = readFileSync(file, 'utf8')
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return env
-    throw new ConfigError([`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`])
+    const code = (error as NodeJS.ErrnoException).code
+    // Only the default may be missing: a file named in ENV_FILE that is not there is a mistake.
+    if (code === 'ENOENT' && file === defaultFile && named === undefined) return { env, file: undefined, taken: [] }
+    throw new ConfigError([`${named === undefined ? file : `ENV_FILE: ${file}`}: cannot be read (${code ?? (error as Error).message})`])
   }
-  const fromFile = parseEnv(text)
   const merged: Env = { ...env }
-  for (const [name, value] of Object.entries(fromFile)) {
-    if (merged[name] === undefined) merged[name] = value
+  const taken: string[] = []
+  for (const [name, value] of Object.entries(parseEnv(text))) {
+    if (merged[name] !== undefined) continue
+    merged[name] = value
+    taken.push(name)
   }
-  return merged
+  return { env: merged, file, taken }
 }

@@ -1,6 +1,6 @@
 // Production entry point (`npm run serve`, the container's command): configuration from the
-// environment (and a .env file when there is one, the environment winning), listen, and a
-// graceful close on SIGTERM/SIGINT. Never starts the emulator.
+// environment (and a file of variables under it: src/env-file.ts), listen, and a graceful close
+// on SIGTERM/SIGINT. Never starts the emulator.
 import closeWithGrace from 'close-with-grace'
 import { ConfigError, loadConfig } from './config.js'
 import { buildApp } from './app.js'
@@ -10,8 +10,10 @@ const GRACE_MS = 20_000
 
 async function main (): Promise<void> {
   let config
+  let fromFile
   try {
-    config = loadConfig(withEnvFile(process.env))
+    fromFile = withEnvFile(process.env)
+    config = loadConfig(fromFile.env)
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`)
@@ -20,6 +22,7 @@ async function main (): Promise<void> {
     throw error
   }
   const app = await buildApp(config)
+  if (fromFile.file !== undefined) app.log.info({ file: fromFile.file, variables: fromFile.taken }, 'configuration: variables taken from a file (the environment set none of them)')
   // On SIGTERM: stop accepting, let in-flight requests finish (new ones get 503 while closing),
   // then close Redis and the upstream pools through the onClose hooks.
   closeWithGrace({ delay: GRACE_MS }, async ({ signal, err }) => {

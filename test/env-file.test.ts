@@ -1,5 +1,5 @@
-// .env: read by `npm start` and `npm run serve` when present, the environment winning
-// (src/env-file.ts), and the compiled server run from a directory holding one.
+// A file of variables: ENV_FILE, or else (not in production) a .env when present, the environment
+// winning (src/env-file.ts); and the compiled server run from a directory holding one.
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -30,18 +30,30 @@ t.test('the file adds what the environment does not set; the environment wins', 
     'EMPTY=',
     ''
   ].join('\n'))
-  const env = withEnvFile({ PUBLIC_URL: 'https://from-environment.example', OTHER: 'kept' }, join(dir, '.env'))
+  const { env, file, taken } = withEnvFile({ PUBLIC_URL: 'https://from-environment.example', OTHER: 'kept' }, join(dir, '.env'))
   t.equal(env.PUBLIC_URL, 'https://from-environment.example', 'the environment wins')
   t.equal(env.LOG_LEVEL, 'warn', 'the file fills in')
   t.equal(env.OAUTH_SCOPES, 'basic user.info', 'quotes are the file format\'s')
   t.equal(env.OTHER, 'kept')
   t.equal(env.EMPTY, '')
+  t.equal(file, join(dir, '.env'))
+  t.same([...taken].sort(), ['EMPTY', 'LOG_LEVEL', 'OAUTH_SCOPES'], 'what the file set, by name')
+})
+
+t.test('in production only the file ENV_FILE names is read', async (t) => {
+  const dir = await directoryWith(t, 'OAUTH_TOKEN_URL=https://attacker.example/token\n')
+  const production = { NODE_ENV: 'production', PUBLIC_URL: 'https://bff.example' }
+  t.same(withEnvFile(production, join(dir, '.env')), { env: production, file: undefined, taken: [] }, 'a .env nobody named is not read')
+  const named = withEnvFile({ ...production, ENV_FILE: join(dir, '.env') }, join(dir, 'unused'))
+  t.equal(named.env.OAUTH_TOKEN_URL, 'https://attacker.example/token', 'the named one is')
+  t.same(named.taken, ['OAUTH_TOKEN_URL'])
+  t.throws(() => withEnvFile({ ...production, ENV_FILE: join(dir, 'missing.env') }), /ENV_FILE: .*missing\.env: cannot be read \(ENOENT\)/, 'a named file that is not there stops the start')
 })
 
 t.test('no file: the environment as it is; an unreadable one: a configuration error naming it', async (t) => {
   const dir = await directoryWith(t)
   const env = { PUBLIC_URL: 'https://x.example' }
-  t.equal(withEnvFile(env, join(dir, '.env')), env)
+  t.same(withEnvFile(env, join(dir, '.env')), { env, file: undefined, taken: [] })
   await mkdir(join(dir, 'dir.env'))
   t.throws(() => withEnvFile(env, join(dir, 'dir.env')), ConfigError)
   t.match((() => { try { withEnvFile(env, join(dir, 'dir.env')) } catch (error) { return (error as Error).message } })(), /dir\.env: cannot be read \(EISDIR\)/)
@@ -76,4 +88,7 @@ t.test('npm run serve (the compiled server) reads .env from its working director
   const demo = await request(`${bff.url}/`)
   await demo.body.dump()
   t.equal(demo.statusCode, 404, 'DEMO_SITE=off from the environment beats the file\'s on')
+  const line = await bff.waitForLog((l) => l.msg === 'configuration: variables taken from a file (the environment set none of them)')
+  t.ok(Array.isArray(line.variables) && (line.variables as string[]).includes('METRICS_TOKEN') && !(line.variables as string[]).includes('DEMO_SITE'), 'what the file set is logged by name')
+  t.notOk(bff.logs().some((l) => JSON.stringify(l).includes(metricsToken)), 'never a value')
 })

@@ -27,10 +27,11 @@ export interface LiveEvents {
   /** The page was away too long to be told what it missed: read what it shows again. */
   resync: Record<string, never>
   /**
-   * More tabs of this session are open than get live updates, and this one gave its place to a
-   * newer one: it connects again once it is shown (a tab in view: after a while).
+   * More tabs of this session (`session_limit`), or of this person in all their browsers
+   * (`person_limit`), are open than get live updates, and this one gave its place to a newer one:
+   * it connects again once it is shown (a tab in view: after a while).
    */
-  paused: { reason: 'session_limit' }
+  paused: { reason: 'session_limit' | 'person_limit' }
   /** The connection failed; another attempt comes in `retryInMs`, or none (undefined). */
   error: { error: MediaBffError, retryInMs: number | undefined }
 }
@@ -131,9 +132,9 @@ export function openLiveChannel (settings: CallSettings): LiveChannel {
       settings.onSignInLost?.(new MediaBffError(401, 'login_required', 'Your session has ended; please sign in again.', { login_url: '/auth/login', reason }, settings.root))
     } else if (event.event === 'resync') {
       emit('resync', {})
-    } else if (event.event === 'closed' && data?.reason === 'session_limit') {
+    } else if (event.event === 'closed' && (data?.reason === 'session_limit' || data?.reason === 'person_limit')) {
       resumeWhenShown()
-      emit('paused', { reason: 'session_limit' })
+      emit('paused', { reason: data.reason })
     }
   }
 

@@ -41,6 +41,12 @@ export interface MediaBffClient extends RelayCalls, PageNavigation {
   /** Signs out here; every tab of this browser that watches the session hears of it. */
   logout: (options?: CallOptions) => Promise<void>
   registerUpload: (request: { folderId: number, title?: string, options?: UploadRegistrationOptions }, options?: CallOptions) => Promise<UploadRegistration>
+  /**
+   * Posts one file straight to the upload host (upload.ts). For a registration the service
+   * finishes by itself (autofinish, its default), it then finishes it through media-bff as well:
+   * so media-bff learns which files this person stored and tells their pages (processing, then
+   * ready). Finishing twice is safe at the service.
+   */
   uploadFile: typeof uploadFile
   finishUpload: (registration: Pick<UploadRegistration, 'finish_url'>, options?: CallOptions) => Promise<FinishResult>
   /** The signed-in person's sessions on this deployment: on their other devices too. */
@@ -92,7 +98,17 @@ export function createMediaBffClient ({ baseUrl = '', timeoutMs = DEFAULT_TIMEOU
       ...(title === undefined || title === '' ? {} : { title }),
       ...(options === undefined ? {} : { options })
     }, callOptions(call)),
-    uploadFile,
+    uploadFile: async (registration, file, options) => {
+      const result = await uploadFile(registration, file, options)
+      const { autofinish, finish_url: finishUrl } = registration as Partial<UploadRegistration>
+      if (autofinish !== true || finishUrl === undefined) return result
+      try {
+        return { ...result, files: (await callBff<FinishResult>(settings, 'POST', finishUrl, undefined, callOptions({ signal: options?.signal }))).files }
+      } catch {
+        // Not the upload's failure: the file is stored (see DirectUploadResult.files).
+        return result
+      }
+    },
     finishUpload: async (registration, options) => await callBff<FinishResult>(settings, 'POST', registration.finish_url, undefined, callOptions(options)),
     sessions: {
       list: async (options) => (await callBff<{ sessions: SessionListItem[] }>(settings, 'GET', '/auth/sessions', undefined, callOptions(options))).sessions,

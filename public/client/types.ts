@@ -50,7 +50,11 @@ export interface UploadRegistrationOptions {
   max_size?: number
   file_extensions?: string[] | string
   no_transcode?: boolean
-  /** Leave on (the default) for one file; turn off for a batch and call finishUpload after it. */
+  /**
+   * Leave on (the default) for one file: the service finishes the upload once the file is stored,
+   * and the client's uploadFile finishes it through media-bff too, so the person's pages hear of
+   * the file. Turn off for a batch and call finishUpload after it.
+   */
   autofinish?: boolean
 }
 
@@ -65,6 +69,8 @@ export interface UploadRegistration {
   api: { rel?: string, upload?: string, finish: string }
   /** media-bff's path that finishes this upload for the session that registered it. */
   finish_url: string
+  /** Whether the service finishes it by itself after the file (UploadRegistrationOptions.autofinish). */
+  autofinish?: boolean
 }
 
 /** A file the finished upload stored: the media service describes it as any other file. */
@@ -78,6 +84,13 @@ export interface FinishResult {
 /** The upload host's answer; with hide_response (always on via media-bff) just the status. */
 export interface DirectUploadResult {
   status: string
+  /**
+   * For a registration the service finishes by itself (autofinish), the client's uploadFile then
+   * finishes it through media-bff: the stored files, as the service describes them. Absent when
+   * that finish failed: the file is stored all the same, and the page learns of it from the
+   * service's own listing rather than from its live channel.
+   */
+  files?: StoredFile[]
   [field: string]: unknown
 }
 

@@ -11,8 +11,15 @@ export interface LiveMessage {
   event: LiveEventName
   /** The sessions it is for. */
   handles: string[]
+  /**
+   * `file`: `{ event, files }`, the files (as the service describes them now) of one finish or one
+   * webhook, each written to the channel as a `file` event; `session`: `{ ended, reason }`.
+   */
   data: Record<string, unknown>
 }
+
+/** Files one message carries at most: a larger finish is for the page's own listing to show. */
+export const MAX_FILES_PER_MESSAGE = 100
 
 /** A time-ordered id: milliseconds, a counter within them, and randomness against other instances. */
 let lastMs = 0
@@ -34,6 +41,7 @@ export function readLiveMessage (text: string): LiveMessage | undefined {
   const data = jsonRecord(record?.data)
   if (record === undefined || data === undefined || typeof record.id !== 'string' || !/^[\w.-]{1,64}$/.test(record.id)) return undefined
   if (record.event !== 'file' && record.event !== 'session') return undefined
+  if (record.event === 'file' && !(typeof data.event === 'string' && Array.isArray(data.files) && data.files.length <= MAX_FILES_PER_MESSAGE && data.files.every((file) => jsonRecord(file) !== undefined))) return undefined
   if (!Array.isArray(record.handles) || !record.handles.every((handle) => typeof handle === 'string')) return undefined
   return { id: record.id, event: record.event, handles: record.handles as string[], data }
 }

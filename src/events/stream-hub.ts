@@ -1,8 +1,9 @@
 // The live channels open on this instance (GET /events, Server-Sent Events): each belongs to a
 // session, by its handle. Messages from the bus go to the channels of the sessions they name; a
 // session's end closes its channels, here and, through the bus, on every instance. Bounded:
-// channels per instance and per session (one per tab; beyond, the oldest goes), and bytes queued
-// per channel: a reader that stops reading is dropped, not buffered without end. Recent messages
+// channels per instance, per session (one per tab; beyond, the oldest goes) and per person (all
+// their sessions together; beyond, their oldest goes), and bytes queued per channel: a reader
+// that stops reading is dropped, not buffered without end. Recent messages
 // are kept a short while, so a page that reconnects (Last-Event-ID) misses nothing; one that was
 // away longer is told to read its state again ('resync'). Every channel's first event ('ready')
 // carries an id too, so even a page that has heard nothing yet has a point to resume from.
@@ -12,17 +13,20 @@ import { newMessageId, type LiveMessage } from './live-message.js'
 export interface StreamOwner {
   /** The session's handle. */
   handle: string
+  /** Whose session it is (the session's handle when the person is not known). */
+  person: string
   /** When the session ends unless it is used meanwhile (idle or absolute timeout). */
   endsAt: number
   /** Asked once that time has passed: the session's new end, or undefined when it is over. */
   stillLive: () => Promise<number | undefined>
 }
 
-export type DropReason = 'slow_reader' | 'session_limit' | 'session_ended'
+export type DropReason = 'slow_reader' | 'session_limit' | 'person_limit' | 'session_ended'
 
 export interface StreamHubOptions {
   maxStreams: number
   maxPerSession: number
+  maxPerPerson: number
   /** Bytes a channel may have waiting for its reader before it is dropped. */
   maxQueuedBytes: number
   heartbeatMs: number
@@ -45,6 +49,7 @@ interface Stream {
 export function createStreamHub (options: StreamHubOptions) {
   const streams = new Set<Stream>()
   const bySession = new Map<string, Stream[]>()
+  const byPerson = new Map<string, Stream[]>()
   const recent: Array<{ message: LiveMessage, at: number }> = []
   /**
    * Every message after this id is still in `recent`: the newest one let go, or this instance's
@@ -55,9 +60,8 @@ export function createStreamHub (options: StreamHubOptions) {
   const forget = (stream: Stream): void => {
     if (!streams.delete(stream)) return
     options.onCount?.(streams.size)
-    const list = (bySession.get(stream.owner.handle) ?? []).filter((other) => other !== stream)
-    if (list.length === 0) bySession.delete(stream.owner.handle)
-    else bySession.set(stream.owner.handle, list)
+    without(bySession, stream.owner.handle, stream)
+    without(byPerson, stream.owner.person, stream)
   }
   const drop = (stream: Stream, reason: DropReason): void => {
     forget(stream)
@@ -115,18 +119,15 @@ export function createStreamHub (options: StreamHubOptions) {
     open (res: ServerResponse, owner: StreamOwner, lastEventId: string | undefined): boolean {
       if (streams.size >= options.maxStreams || res.destroyed || res.writableEnded) return false
       const stream: Stream = { owner, res, checking: false }
-      const siblings = bySession.get(owner.handle) ?? []
-      // One per tab: a session beyond its share lets its oldest channel go, and tells that page
-      // why, so it waits to be looked at again rather than taking another tab's place at once.
-      while (siblings.length >= options.maxPerSession) {
-        const oldest = siblings.shift()
-        if (oldest === undefined) break
-        end(oldest, 'closed', { reason: 'session_limit' })
-        options.onDropped?.('session_limit')
-      }
+      // One per tab: a session (or a person) beyond its share lets its oldest channel go, and
+      // tells that page why, so it waits to be looked at again rather than taking another tab's
+      // place at once.
+      makeRoom(bySession, owner.handle, options.maxPerSession, 'session_limit')
+      makeRoom(byPerson, owner.person, options.maxPerPerson, 'person_limit')
       streams.add(stream)
       options.onCount?.(streams.size)
       bySession.set(owner.handle, [...(bySession.get(owner.handle) ?? []), stream])
+      byPerson.set(owner.person, [...(byPerson.get(owner.person) ?? []), stream])
       res.once('close', () => { forget(stream) })
       // How long to wait before reconnecting, and how often to expect a sign of life: a page
       // that hears nothing for several heartbeats knows its connection died without a word.
@@ -148,7 +149,7 @@ export function createStreamHub (options: StreamHubOptions) {
             end(stream, 'session', message.data)
             options.onDropped?.('session_ended')
           } else {
-            write(stream, format(message))
+            write(stream, formatMessage(message))
             options.onDelivered?.()
           }
         }
@@ -162,6 +163,13 @@ export function createStreamHub (options: StreamHubOptions) {
         forget(stream)
         stream.res.end()
       }
+    }
+  }
+
+  function makeRoom (index: Map<string, Stream[]>, key: string, max: number, reason: 'session_limit' | 'person_limit'): void {
+    for (const oldest of (index.get(key) ?? []).slice(0, Math.max(0, (index.get(key)?.length ?? 0) - max + 1))) {
+      end(oldest, 'closed', { reason })
+      options.onDropped?.(reason)
     }
   }
 
@@ -179,15 +187,32 @@ export function createStreamHub (options: StreamHubOptions) {
     }
     const missed = from < 0 ? recent.filter((entry) => entry.message.id > lastEventId) : recent.slice(from + 1)
     for (const { message } of missed) {
-      if (message.handles.includes(stream.owner.handle)) write(stream, format(message))
+      if (message.handles.includes(stream.owner.handle)) write(stream, formatMessage(message))
     }
   }
 }
 
 export type StreamHub = ReturnType<typeof createStreamHub>
 
+function without (index: Map<string, Stream[]>, key: string, stream: Stream): void {
+  const list = (index.get(key) ?? []).filter((other) => other !== stream)
+  if (list.length === 0) index.delete(key)
+  else index.set(key, list)
+}
+
 /** What newMessageId makes: milliseconds and a counter, in fixed-width base 36, so text order is time order. */
 const TIME_ORDERED_ID = /^[0-9a-z]{9}\.[0-9a-z]{3}\./
+
+/**
+ * A message as the page reads it: one `file` event per file (each the file's fields and the
+ * event that told of it), the message's id on the last, so a page that reconnects resumes after
+ * the whole message; any other message as one event.
+ */
+function formatMessage (message: LiveMessage): string {
+  const { files, event } = message.data
+  if (message.event !== 'file' || !Array.isArray(files)) return format(message)
+  return files.map((file: Record<string, unknown>, i) => format({ id: i === files.length - 1 ? message.id : undefined, event: 'file', data: { ...file, event } })).join('')
+}
 
 /** One Server-Sent Event; the data is JSON on one line. */
 function format ({ id, event, data }: { id: string | undefined, event: string, data: Record<string, unknown> }): string {

@@ -1,10 +1,9 @@
 // Login transactions: everything the callback needs to finish one sign-in (PKCE verifier, return
 // path, scopes, tenant), sealed with the token keys (AES-256-GCM, bound to its `state`) into a
-// cookie of the browser that started it, one cookie per sign-in so that many tabs can sign in at
-// once. Starting a sign-in writes nothing to any store: GET /auth/login needs no sign-in, and a
-// flood of it from any number of addresses must not take room that signed-in users need (a full
-// Redis refuses the refresh lock and grant writes of everyone). The cookie is also the binding
-// to the browser: a callback replayed in another browser has no cookie and is refused (login CSRF).
+// cookie of the browser that started it. Starting a sign-in writes nothing to any store: GET
+// /auth/login needs no sign-in, and a flood of it from any number of addresses must not take room
+// that signed-in users need. The cookie is also the binding to the browser: a callback replayed
+// in another browser has no cookie and is refused (login CSRF).
 //
 // Single use is enforced once a callback brings a valid sealed transaction AND the authorization
 // server has accepted its code: only then is a small marker written under the state (claim), for
@@ -12,11 +11,13 @@
 // account completed; before that, the authorization server's own single-use code and PKCE guard
 // a replayed callback.
 //
-// A browser keeps at most maxPerBrowser (LOGIN_MAX_PER_BROWSER) sign-ins, and at most
-// MAX_COOKIE_BYTES of them (they travel with every request until used; proxies cap a header line
-// at 8 KiB): starting one more drops the oldest. Dropping rather than refusing is what a person
-// with many tabs expects: the sign-in they just clicked works, and what goes is the one started
-// longest ago, most likely in a tab they closed or forgot.
+// A browser holds its sign-ins in a few fixed slots (`<prefix>0` .. `<prefix>N-1`, at most
+// MAX_SLOTS), each at most SLOT_BYTES: whatever its tabs do at once, its login cookies stay within
+// MAX_COOKIE_BYTES, so they can never push its requests over a proxy's header limit and lock it
+// out. A request sees only the cookies it carried, so tabs starting sign-ins at the same moment
+// cannot agree on slots: each takes a free slot at random (else the oldest), and one that lost
+// its slot to a newer sign-in is told so at the callback ('superseded': try again), never
+// mistaken for another browser's.
 import { createHash } from 'node:crypto'
 import type { KeyValueStore } from '../store/key-value-store.js'
 import type { TokenCipher } from '../store/token-cipher.js'
@@ -33,8 +34,12 @@ export interface LoginTransaction {
   createdAt: number
 }
 
-/** What the browser's login cookies amount to: bytes of name=value across all of them. */
-export const MAX_COOKIE_BYTES = 4096
+/** Slots one browser may have; with SLOT_BYTES each, its login cookies never pass 4 KiB. */
+export const MAX_SLOTS = 3
+/** What one login cookie may take, name=value. */
+export const SLOT_BYTES = 1365
+/** What the browser's login cookies amount to at most: bytes of name=value across all of them. */
+export const MAX_COOKIE_BYTES = MAX_SLOTS * SLOT_BYTES
 
 export interface LoginTransactionOptions {
   cipher: TokenCipher
@@ -44,14 +49,16 @@ export interface LoginTransactionOptions {
   /** Names every login cookie: `${cookiePrefix}<slot>`. */
   cookiePrefix: string
   ttlMs: number
-  /** Open sign-ins kept per browser; the oldest is dropped beyond it. */
+  /** Slots per browser (1 to MAX_SLOTS): sign-ins open at once in one browser. */
   maxPerBrowser: number
+  /** The tenant a transaction need not name (the default one). */
+  defaultTenant?: string
 }
 
 export interface StartedLogin {
   state: string
   cookie: { name: string, value: string }
-  /** Login cookies of older sign-ins to clear: beyond the cap, expired or unreadable. */
+  /** Login cookies to clear: those of the format before slots, while browsers still carry them. */
   dropped: string[]
 }
 
@@ -59,44 +66,71 @@ export type OpenedLogin =
   | { kind: 'open', transaction: LoginTransaction, cookieName: string }
   /** Forged, expired, already used, or its cookie cannot be opened (cookieName: clear it). */
   | { kind: 'invalid', cookieName?: string }
+  /** A fresh state of ours whose slot a newer sign-in of this browser has taken since. */
+  | { kind: 'superseded' }
   /** A fresh state media-bff issued, unused, and this browser has no cookie for it. */
   | { kind: 'other_browser' }
 
+/** The transaction does not fit in a slot (a very long return path). */
+export class LoginTooLargeError extends Error {
+  constructor (bytes: number) {
+    super(`the sign-in's cookie would take ${bytes} bytes, more than the ${SLOT_BYTES} a slot holds`)
+    this.name = 'LoginTooLargeError'
+  }
+}
+
 type Cookies = Readonly<Record<string, string | undefined>>
 
-const SLOT_PATTERN = /^[A-Za-z0-9_-]{16}$/
+/** Login cookies of the format before slots: one per sign-in, named by a digest of its state. */
+const LEGACY_NAME = /^[A-Za-z0-9_-]{16}$/
 
 export function createLoginTransactions (options: LoginTransactionOptions) {
-  const { cipher, store, states, cookiePrefix, ttlMs, maxPerBrowser } = options
-  if (!Number.isInteger(maxPerBrowser) || maxPerBrowser < 1) throw new RangeError('maxPerBrowser must be a positive integer')
-  const cookieNameOf = (state: string): string => `${cookiePrefix}${digest(state).slice(0, 16)}`
+  const { cipher, store, states, cookiePrefix, ttlMs, maxPerBrowser, defaultTenant } = options
+  if (!Number.isInteger(maxPerBrowser) || maxPerBrowser < 1 || maxPerBrowser > MAX_SLOTS) throw new RangeError(`maxPerBrowser must be a whole number from 1 to ${MAX_SLOTS}`)
+  const slotNames = Array.from({ length: maxPerBrowser }, (_, slot) => `${cookiePrefix}${slot}`)
+  const legacyNameOf = (state: string): string => `${cookiePrefix}${digest(state).slice(0, 16)}`
   const usedKey = (state: string): string => `login-used:${digest(state)}`
   const aad = (state: string): string => `login:${state}`
+  /** When a slot's sign-in began (in clear, ahead of the sealed part), or 0 when it cannot be told. */
+  const createdAtOf = (value: string | undefined): number => {
+    const time = parseInt(value?.slice(0, value.indexOf('.')) ?? '', 36)
+    return Number.isFinite(time) ? time : 0
+  }
 
   return {
-    cookieNameOf,
-
     start (transaction: Omit<LoginTransaction, 'createdAt'>, cookies: Cookies, now = Date.now()): StartedLogin {
       const state = states.issue(now)
-      const sealed = cipher.encrypt(JSON.stringify({ ...transaction, createdAt: now }), aad(state))
-      // The creation time leads in clear, for choosing what to drop at the next start; what the
-      // callback relies on is the sealed copy.
-      const cookie = { name: cookieNameOf(state), value: `${now.toString(36)}.${sealed}` }
-      return { state, cookie, dropped: overflowing(cookies, cookie, now) }
+      const sealed = cipher.encrypt(pack({ ...transaction, createdAt: now }, defaultTenant), aad(state))
+      const name = chooseSlot(cookies, now)
+      const cookie = { name, value: `${now.toString(36)}.${sealed}` }
+      const bytes = name.length + cookie.value.length + 1
+      if (bytes > SLOT_BYTES) throw new LoginTooLargeError(bytes)
+      const dropped = Object.keys(cookies).filter((other) => other.startsWith(cookiePrefix) && LEGACY_NAME.test(other.slice(cookiePrefix.length)))
+      return { state, cookie, dropped }
     },
 
     /** The transaction for `state` from this browser's cookies, or why there is none. */
     async open (state: string, cookies: Cookies, now = Date.now()): Promise<OpenedLogin> {
       const issuedAt = states.issuedAt(state)
-      const cookieName = cookieNameOf(state)
-      const present = cookies[cookieName] === undefined ? {} : { cookieName }
-      if (issuedAt === undefined || issuedAt + ttlMs <= now) return { kind: 'invalid', ...present }
+      if (issuedAt === undefined) return { kind: 'invalid' }
+      const found = findOpening(state, cookies)
+      const present = found === undefined ? {} : { cookieName: found.cookieName }
+      const createdAt = found?.transaction.createdAt ?? issuedAt
+      if (Math.min(issuedAt, createdAt) + ttlMs <= now) return { kind: 'invalid', ...present }
       if (await store.get(usedKey(state)) !== undefined) return { kind: 'invalid', ...present }
-      const value = cookies[cookieName]
-      if (value === undefined) return { kind: 'other_browser' }
-      const transaction = openSealed(value.slice(value.indexOf('.') + 1), state)
-      if (transaction === undefined || transaction.createdAt + ttlMs <= now) return { kind: 'invalid', cookieName }
-      return { kind: 'open', transaction, cookieName }
+      if (found !== undefined) return { kind: 'open', ...found }
+      // A slot now holds a sign-in this browser began at or after this one: it took the slot.
+      if (slotNames.some((slot) => cookies[slot] !== undefined && createdAtOf(cookies[slot]) >= issuedAt)) return { kind: 'superseded' }
+      return { kind: 'other_browser' }
+    },
+
+    /**
+     * What a slot holds once its sign-in is over (completed or failed at the callback): the time it
+     * began and nothing sealed, so a sign-in that lost this slot to it is still told it was
+     * superseded. Undefined for a cookie of the format before slots: it is cleared instead.
+     */
+    spentValue (cookieName: string, transaction: LoginTransaction): string | undefined {
+      return slotNames.includes(cookieName) ? `${transaction.createdAt.toString(36)}.` : undefined
     },
 
     /**
@@ -109,38 +143,57 @@ export function createLoginTransactions (options: LoginTransactionOptions) {
     }
   }
 
+  /** A free slot (none, spent, expired or unreadable) at random, so tabs racing each other spread out; else the oldest. */
+  function chooseSlot (cookies: Cookies, now: number): string {
+    const isFree = (value: string | undefined): boolean => value === undefined || value.endsWith('.') || createdAtOf(value) + ttlMs <= now
+    const free = slotNames.filter((slot) => isFree(cookies[slot]))
+    if (free.length > 0) return free[Math.floor(Math.random() * free.length)] as string
+    return slotNames.reduce((oldest, slot) => createdAtOf(cookies[slot]) < createdAtOf(cookies[oldest]) ? slot : oldest)
+  }
+
+  /** The slot whose sealed transaction opens under this state (only that one can: the state is its AAD). */
+  function findOpening (state: string, cookies: Cookies): { transaction: LoginTransaction, cookieName: string } | undefined {
+    for (const cookieName of [...slotNames, legacyNameOf(state)]) {
+      const value = cookies[cookieName]
+      if (value === undefined) continue
+      const transaction = openSealed(value.slice(value.indexOf('.') + 1), state)
+      if (transaction !== undefined) return { transaction, cookieName }
+    }
+    return undefined
+  }
+
   function openSealed (sealed: string, state: string): LoginTransaction | undefined {
     try {
-      return JSON.parse(cipher.decrypt(sealed, aad(state))) as LoginTransaction
+      return unpack(cipher.decrypt(sealed, aad(state)), defaultTenant)
     } catch {
       return undefined
     }
   }
-
-  /** Login cookies to clear so that, with `added`, the browser stays within both caps. */
-  function overflowing (cookies: Cookies, added: { name: string, value: string }, now: number): string[] {
-    const present = Object.entries(cookies).flatMap(([name, value]) => {
-      if (!name.startsWith(cookiePrefix) || !SLOT_PATTERN.test(name.slice(cookiePrefix.length)) || value === undefined) return []
-      const createdAt = parseInt(value.slice(0, value.indexOf('.')), 36)
-      return [{ name, createdAt: Number.isFinite(createdAt) ? createdAt : 0, bytes: name.length + value.length + 1 }]
-    }).sort((a, b) => b.createdAt - a.createdAt)
-    let count = 1
-    let bytes = added.name.length + added.value.length + 1
-    const dropped: string[] = []
-    for (const cookie of present) {
-      const keep = cookie.createdAt + ttlMs > now && count < maxPerBrowser && bytes + cookie.bytes <= MAX_COOKIE_BYTES
-      if (keep) {
-        count++
-        bytes += cookie.bytes
-      } else {
-        dropped.push(cookie.name)
-      }
-    }
-    return dropped
-  }
 }
 
 export type LoginTransactions = ReturnType<typeof createLoginTransactions>
+
+/** A transaction in few bytes: short keys, scopes as one string, the default tenant left out. */
+function pack (transaction: LoginTransaction, defaultTenant: string | undefined): string {
+  return JSON.stringify({
+    ...(transaction.tenant === defaultTenant ? {} : { t: transaction.tenant }),
+    v: transaction.codeVerifier,
+    r: transaction.returnTo,
+    s: transaction.scopes.join(' '),
+    a: transaction.addedScopes.join(' '),
+    c: transaction.createdAt
+  })
+}
+
+/** What pack wrote, or what cookies of the format before slots hold (the same fields, spelt out). */
+function unpack (json: string, defaultTenant: string | undefined): LoginTransaction | undefined {
+  const value = JSON.parse(json) as Record<string, unknown>
+  if ('codeVerifier' in value) return value as unknown as LoginTransaction
+  const { t = defaultTenant, v, r, s, a, c } = value
+  if (typeof t !== 'string' || typeof v !== 'string' || typeof r !== 'string' || typeof s !== 'string' || typeof a !== 'string' || typeof c !== 'number') return undefined
+  const words = (text: string): string[] => text === '' ? [] : text.split(' ')
+  return { tenant: t, codeVerifier: v, returnTo: r, scopes: words(s), addedScopes: words(a), createdAt: c }
+}
 
 function digest (value: string): string {
   return createHash('sha256').update(value).digest('base64url')

@@ -3,8 +3,11 @@
 // scheme, control characters, encoded variants of those) is refused, so the login flow can never
 // become an open redirect.
 
-/** Longest return path or URL, raw and once normalised: it is carried in every login transaction. */
-export const MAX_LENGTH = 1024
+/**
+ * Longest return path or URL, raw and once normalised: it is carried in every login transaction,
+ * whose cookie must fit its slot (src/oauth/login-transactions.ts, SLOT_BYTES).
+ */
+export const MAX_LENGTH = 512
 
 const BASE = 'https://return-to.invalid'
 

@@ -4,7 +4,10 @@
 const MESSAGES: Record<string, string> = {
   access_denied: 'You did not allow media-bff to use your media account.',
   invalid_state: 'This sign-in link has expired or was already used.',
-  login_csrf: 'This sign-in was started in another browser, or this browser has started newer sign-ins since, so it cannot finish here.',
+  login_csrf: 'This sign-in was started in another browser, so it cannot finish here.',
+  sign_in_expired: 'That sign-in expired: newer sign-ins started in this browser took its place. Try again.',
+  sign_ins_full: 'No more people can sign in right now (everyone already signed in stays so). Try again in a few minutes.',
+  insecure_transport: 'This sign-in reached media-bff over plain http, where its session cookie cannot be set. Use the https address.',
   token_exchange_failed: 'The media service did not accept this sign-in.',
   issuer_mismatch: 'The sign-in answer did not come from the media service it was sent to.',
   unavailable: 'The media service cannot be reached right now.',

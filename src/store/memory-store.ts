@@ -2,12 +2,15 @@
 // periodic sweep), and the number of entries is bounded so that nothing grows memory without
 // limit.
 //
-// When full, first expired entries go; then the least recently used ones. The Map
+// When full, first expired entries go; then, for bookkeeping (`whenFull: 'evict'`, the default),
+// the least recently used ones; for what must never be pushed out (sessions, grants, the person
+// index: `whenFull: 'refuse'`), nothing: a write of a new key fails with StoreFullError, while
+// writes to keys already there always succeed. The Map
 // keeps insertion order and every access re-inserts its key, so the first key is always the least
 // recently used and eviction is O(1). LRU was chosen over "closest to expiry" because it needs no
 // second index (a heap would cost memory per entry) and, with the sliding TTLs of sessions,
 // the two orders mostly agree anyway.
-import { StoreUnavailableError, type KeyValueStore } from './key-value-store.js'
+import { StoreFullError, StoreUnavailableError, type KeyValueStore } from './key-value-store.js'
 import { wholeTtlMs } from './ttl.js'
 
 export interface MemoryStoreOptions {
@@ -15,6 +18,8 @@ export interface MemoryStoreOptions {
   maxEntries?: number
   /** How often expired entries are swept out even when nobody reads them. */
   sweepIntervalMs?: number
+  /** At maxEntries: forget the least recently used entry (default), or refuse the new key. */
+  whenFull?: 'evict' | 'refuse'
 }
 
 export interface MemoryStore extends KeyValueStore {
@@ -49,7 +54,7 @@ function mapOf (entry: Entry | undefined): Record<string, string> {
   return map
 }
 
-export function createMemoryStore ({ maxEntries = 100_000, sweepIntervalMs = 30_000 }: MemoryStoreOptions = {}): MemoryStore {
+export function createMemoryStore ({ maxEntries = 100_000, sweepIntervalMs = 30_000, whenFull = 'evict' }: MemoryStoreOptions = {}): MemoryStore {
   if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError('maxEntries must be a positive integer')
   if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs <= 0) throw new RangeError('sweepIntervalMs must be a positive number')
 
@@ -88,6 +93,8 @@ export function createMemoryStore ({ maxEntries = 100_000, sweepIntervalMs = 30_
       lastPressureSweepAt = now
       sweepExpired()
     }
+    if (entries.size < maxEntries) return
+    if (whenFull === 'refuse') throw new StoreFullError(`memory store holds its ${maxEntries} entries`)
     for (const key of entries.keys()) {
       if (entries.size < maxEntries) break
       entries.delete(key)

@@ -1,15 +1,18 @@
 // Whose files media-bff saw finished: at finish the service names the files an upload stored, and
 // this remembers, per tenant, the sign-in that finished it (and its person, when the user id is
-// known). A webhook about a file is followed only for files found here
-// (src/webhooks/webhook-hints.ts): media-bff announces nothing about a file it never saw
-// uploaded through it. What is read back is checked like any stored input.
+// known), and what its pages were last told of the file. A webhook about a file is followed only
+// for files found here (src/webhooks/webhook-hints.ts): media-bff announces nothing about a file
+// it never saw uploaded through it. And each state of a file is announced once (claimShowing):
+// a finish sent twice (the browser module finishes after the service finished by itself), a
+// webhook delivered twice or a follow-up done again after a takeover tell the pages nothing new.
+// What is read back is checked like any stored input.
+import { createHash } from 'node:crypto'
 import type { KeyValueStore } from '../store/key-value-store.js'
 import { jsonRecord } from '../media/json-record.js'
+import type { MediaFileView } from '../media/read-media-file.js'
 
 /** As long as processing may plausibly take, and then some. */
 const REMEMBER_MS = 24 * 3_600_000
-/** One finish stores at most this many files here; the rest get no live updates. */
-const MAX_FILES_PER_FINISH = 1_000
 
 export interface FileOwner {
   /** The sign-in that finished the upload: its session's handle, store id and grant. */
@@ -20,23 +23,56 @@ export interface FileOwner {
   userId?: string
 }
 
+interface FileRecord extends FileOwner {
+  /** A digest of the file as its pages were last told of it. */
+  shown?: string
+}
+
 export function createUploadedFiles (store: KeyValueStore) {
   const keyOf = (tenant: string, fileId: number): string => `uploaded-file:${tenant}:${fileId}`
   return {
-    async remember (tenant: string, owner: FileOwner, fileIds: readonly number[]): Promise<void> {
-      const value = JSON.stringify(owner)
-      await Promise.all(fileIds.slice(0, MAX_FILES_PER_FINISH).map(async (fileId) => { await store.set(keyOf(tenant, fileId), value, REMEMBER_MS) }))
-    },
     /** Who finished it, when media-bff saw it finished. */
     async ownerOf (tenant: string, fileId: number): Promise<FileOwner | undefined> {
-      return readOwner(await store.get(keyOf(tenant, fileId)))
+      const record = readRecord(await store.get(keyOf(tenant, fileId)))
+      if (record === undefined) return undefined
+      const { shown: _shown, ...owner } = record
+      return owner
+    },
+
+    /**
+     * Claims the telling of the file as it is now: true when its pages have not heard of it as it
+     * is (and now count as told), false when they have. With `owner` (a finish), the file
+     * is remembered as that sign-in's; without, it must be remembered already.
+     */
+    async claimShowing (tenant: string, fileId: number, file: MediaFileView, owner?: FileOwner): Promise<boolean> {
+      const key = keyOf(tenant, fileId)
+      const stored = await store.get(key)
+      const record = readRecord(stored)
+      const next = owner ?? record
+      if (next === undefined) return false
+      const shown = digestOf(file)
+      if (record?.shown === shown && sameOwner(record, next)) return false
+      const { handle, sid, grantId, userId } = next
+      const value: FileRecord = { handle, sid, grantId, ...(userId === undefined ? {} : { userId }), shown }
+      // Another finish or follow-up of this file got there first: it tells the pages.
+      return await store.compareAndSet(key, stored, JSON.stringify(value), REMEMBER_MS)
     }
   }
 }
 
 export type UploadedFiles = ReturnType<typeof createUploadedFiles>
 
-function readOwner (text: string | undefined): FileOwner | undefined {
+/** The file's fields in a fixed order, hashed: the same description, the same digest. */
+function digestOf (file: MediaFileView): string {
+  const fields = Object.entries(file).sort(([a], [b]) => a < b ? -1 : 1)
+  return createHash('sha256').update(JSON.stringify(fields)).digest('base64url').slice(0, 22)
+}
+
+function sameOwner (a: FileOwner, b: FileOwner): boolean {
+  return a.handle === b.handle && a.sid === b.sid && a.grantId === b.grantId && a.userId === b.userId
+}
+
+function readRecord (text: string | undefined): FileRecord | undefined {
   if (text === undefined) return undefined
   let record: Record<string, unknown> | undefined
   try {
@@ -44,7 +80,7 @@ function readOwner (text: string | undefined): FileOwner | undefined {
   } catch {
     return undefined
   }
-  const { handle, sid, grantId, userId } = record ?? {}
+  const { handle, sid, grantId, userId, shown } = record ?? {}
   if (typeof handle !== 'string' || typeof sid !== 'string' || typeof grantId !== 'string') return undefined
-  return typeof userId === 'string' ? { handle, sid, grantId, userId } : { handle, sid, grantId }
+  return { handle, sid, grantId, ...(typeof userId === 'string' ? { userId } : {}), ...(typeof shown === 'string' ? { shown } : {}) }
 }

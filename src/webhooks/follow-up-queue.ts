@@ -1,51 +1,64 @@
-// Webhooks are followed up after they were answered (the service waits for none of it), a few at
-// a time with a bounded backlog: a burst of webhooks (a bulk upload, say) must not open hundreds
-// of calls to the service at once, nor queue without end. A follow-up beyond the backlog is let
-// go and reported; the page shows the file's state on its next load anyway.
+// Accepted webhooks wait here for their follow-up (webhook-hints.ts). The service retries a
+// webhook only while media-bff answers it with an error, so a webhook answered 2xx is
+// media-bff's to follow up: it is queued first, and refused (503, the service retries) when it
+// cannot be. This is the queue's contract; memory-follow-up-queue.ts keeps it in this process
+// (one instance: a full queue or a stopping instance refuses), redis-follow-up-queue.ts in a Redis
+// stream that every instance works, where a follow-up one instance took and never finished
+// (it crashed) is taken over by another.
+import { WEBHOOK_EVENTS, type WebhookEvent } from './read-webhook.js'
 
-export interface FollowUpQueueOptions {
-  concurrency: number
-  maxWaiting: number
+/** What a follow-up needs, and nothing of the webhook's unsigned body but a file id to look up. */
+export interface FollowUp {
+  tenant: string
+  /** The webhook's id (the same across the service's retries). */
+  id: string
+  event: WebhookEvent
+  fileId: number | undefined
+  /** When media-bff accepted it (epoch ms). */
+  acceptedAt: number
 }
 
-export function createFollowUpQueue (options: FollowUpQueueOptions) {
-  let running = 0
-  const waiting: Array<() => Promise<void>> = []
-  const idleWaiters: Array<() => void> = []
+/** `done`: finished (whatever it found); `retry`: it failed for now (the service or the store away). */
+export type FollowUpResult = 'done' | 'retry'
 
-  const next = (): void => {
-    while (running < options.concurrency && waiting.length > 0) {
-      const job = waiting.shift() as () => Promise<void>
-      running++
-      // Jobs report their own failures; one that throws anyway must not stop the queue.
-      job().catch(() => {}).finally(() => {
-        running--
-        next()
-      })
-    }
-    if (running === 0 && waiting.length === 0) for (const resolve of idleWaiters.splice(0)) resolve()
-  }
-
-  return {
-    /** Queues a job; false (and nothing queued) when the backlog is full. */
-    push (job: () => Promise<void>): boolean {
-      if (waiting.length >= options.maxWaiting) return false
-      waiting.push(job)
-      next()
-      return true
-    },
-    /** Lets every waiting job go (closing); resolves to how many there were. */
-    clear (): number {
-      const dropped = waiting.splice(0).length
-      next()
-      return dropped
-    },
-    /** Resolves once nothing runs or waits: on close, and in tests. */
-    async idle (): Promise<void> {
-      if (running === 0 && waiting.length === 0) return
-      await new Promise<void>((resolve) => { idleWaiters.push(resolve) })
-    }
-  }
+export interface FollowUpQueueEvents {
+  /** A follow-up given up: older than the queue keeps any (it kept failing). */
+  onGivenUp?: (job: FollowUp) => void
+  /** Follow-ups another instance took and never finished, taken over here. */
+  onTakenOver?: (count: number) => void
 }
 
-export type FollowUpQueue = ReturnType<typeof createFollowUpQueue>
+export interface FollowUpQueue {
+  /** Queues the follow-up for good; false when there is no room for it (or the queue is stopping). */
+  add: (job: FollowUp) => Promise<boolean>
+  /** Works the queue: `work` for each follow-up, a few at a time, until stop. */
+  start: (work: (job: FollowUp) => Promise<FollowUpResult>) => void
+  /**
+   * Takes no more, and waits up to graceMs for the follow-ups under way (and, in memory, those
+   * still waiting) to finish; resolves to how many were left (in Redis, for another instance).
+   */
+  stop: (graceMs: number) => Promise<number>
+  /** Follow-ups waiting or under way, and the age of the oldest (for the metrics). */
+  stats: () => Promise<{ waiting: number, oldestAgeMs: number | undefined }>
+}
+
+/** How many follow-ups run at once per instance: a burst must not open hundreds of calls to the service. */
+export const FOLLOW_UP_CONCURRENCY = 8
+/** A follow-up that keeps failing is given up this long after it was accepted. */
+export const FOLLOW_UP_MAX_AGE_MS = 15 * 60_000
+
+/** A follow-up as it was queued, checked: what comes back from a store is input too. */
+export function readFollowUp (text: string): FollowUp | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  if (value === null || typeof value !== 'object') return undefined
+  const { tenant, id, event, fileId, acceptedAt } = value as Record<string, unknown>
+  if (typeof tenant !== 'string' || typeof id !== 'string' || typeof acceptedAt !== 'number') return undefined
+  if (typeof event !== 'string' || !(WEBHOOK_EVENTS as readonly string[]).includes(event)) return undefined
+  if (fileId !== undefined && !(typeof fileId === 'number' && Number.isSafeInteger(fileId) && fileId >= 0)) return undefined
+  return { tenant, id, event: event as WebhookEvent, fileId: fileId as number | undefined, acceptedAt }
+}

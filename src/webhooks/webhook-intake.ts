@@ -7,20 +7,28 @@
 //   - the token with another id: a forged body on a captured signature, refused;
 //   - the same token and id again, or the same id with a fresh token: the service retrying (or
 //     the very delivery resent), 2xx and nothing done twice.
+// A webhook is answered 2xx only once its follow-up is queued for good (follow-up-queue.ts), and
+// its id is marked taken only after that: a webhook that could not be queued is refused (503),
+// and the service's retry of it is then a first delivery, not a duplicate. Two deliveries of one
+// id racing each other may both be queued; following one up twice tells the pages nothing new
+// (webhook-hints.ts tells each state of a file once).
 import { createHash } from 'node:crypto'
 import type { KeyValueStore } from '../store/key-value-store.js'
 import { readWebhook, type WebhookHint } from './read-webhook.js'
 import { MAX_SKEW_S, verifySignature } from './webhook-signature.js'
 
-export type IntakeOutcome = 'accepted' | 'duplicate' | 'refused_body' | 'refused_signature' | 'refused_stale' | 'refused_replay'
+export type IntakeOutcome = 'accepted' | 'duplicate' | 'queue_full' | 'refused_body' | 'refused_signature' | 'refused_stale' | 'refused_replay'
 
 export interface IntakeResult {
   outcome: IntakeOutcome
   /** Why it was refused, for the log line (never the body or the signature). */
   reason?: string
-  /** Set when accepted: what to follow up. */
+  /** Set when accepted (or a duplicate): what it was about. */
   hint?: WebhookHint
 }
+
+/** Queues the webhook's follow-up for good; false when there is no room for it. */
+export type Enqueue = (hint: WebhookHint) => Promise<boolean>
 
 /** Ids are remembered this long: the service's retries of one event come within minutes. */
 const ID_MEMORY_MS = 24 * 3_600_000
@@ -30,7 +38,7 @@ const TOKEN_MEMORY_MS = 2 * MAX_SKEW_S * 1000 + 60_000
 export function createWebhookIntake (store: KeyValueStore) {
   const digest = (value: string): string => createHash('sha256').update(value).digest('base64url')
   return {
-    async receive (tenant: string, keys: readonly string[], body: unknown, now = Date.now()): Promise<IntakeResult> {
+    async receive (tenant: string, keys: readonly string[], body: unknown, enqueue: Enqueue, now = Date.now()): Promise<IntakeResult> {
       const reading = readWebhook(body)
       if (!reading.ok) return { outcome: 'refused_body', reason: reading.reason }
       const { hint } = reading
@@ -41,8 +49,11 @@ export function createWebhookIntake (store: KeyValueStore) {
       if (!await store.setIfAbsent(tokenKey, hint.id, TOKEN_MEMORY_MS) && await store.get(tokenKey) !== hint.id) {
         return { outcome: 'refused_replay', reason: 'its signature\'s token came before with another id' }
       }
-      // Marked only now, so that a delivery the store failed on half-way is handled when retried.
-      if (!await store.setIfAbsent(`webhook-id:${tenant}:${hint.id}`, '1', ID_MEMORY_MS)) return { outcome: 'duplicate', hint }
+      const idKey = `webhook-id:${tenant}:${hint.id}`
+      if (await store.get(idKey) !== undefined) return { outcome: 'duplicate', hint }
+      if (!await enqueue(hint)) return { outcome: 'queue_full', reason: 'the follow-up queue is full', hint }
+      // Marked only now, so that a delivery refused or failed half-way is taken when retried.
+      await store.set(idKey, '1', ID_MEMORY_MS)
       return { outcome: 'accepted', hint }
     }
   }

@@ -1,11 +1,12 @@
 // src/oauth/login-transactions.ts and login-state.ts without HTTP: sealed transactions carried by
-// the browser, nothing stored until a code was accepted, single use, and the per-browser caps
-// (count and bytes) over any sequence of sign-ins.
+// the browser, nothing stored until a code was accepted, single use, and the per-browser bound
+// (fixed slots of bounded size) over any sequence of sign-ins, sequential or racing.
 import t, { type Test } from 'tap'
 import fc from 'fast-check'
 import { createMemoryStore } from '../../src/store/memory-store.js'
 import { createTokenCipher, parseTokenKeys } from '../../src/store/token-cipher.js'
-import { createLoginTransactions, MAX_COOKIE_BYTES, type LoginTransaction } from '../../src/oauth/login-transactions.js'
+import { createLoginTransactions, LoginTooLargeError, MAX_COOKIE_BYTES, MAX_SLOTS, SLOT_BYTES, type LoginTransaction } from '../../src/oauth/login-transactions.js'
+import { MAX_LENGTH as MAX_RETURN_TO_LENGTH } from '../../src/oauth/return-to.js'
 import { createLoginStateSigner } from '../../src/oauth/login-state.js'
 import { TEST_SESSION_SECRET, testTokenKey } from '../helpers/bff.js'
 
@@ -17,10 +18,10 @@ const request = (returnTo = '/', scopes = ['basic']): Omit<LoginTransaction, 'cr
   tenant: 'default', codeVerifier: 'v'.repeat(43), returnTo, scopes, addedScopes: scopes.slice(1)
 })
 
-function setUp (t: Test, maxPerBrowser = 10) {
+function setUp (t: Test, maxPerBrowser = MAX_SLOTS) {
   const store = createMemoryStore()
   t.teardown(() => store.close())
-  const transactions = createLoginTransactions({ cipher, store, states, cookiePrefix: PREFIX, ttlMs: TTL_MS, maxPerBrowser })
+  const transactions = createLoginTransactions({ cipher, store, states, cookiePrefix: PREFIX, ttlMs: TTL_MS, maxPerBrowser, defaultTenant: 'default' })
   /** One browser's cookie jar, applying what each start sets and clears. */
   const jar: Record<string, string> = {}
   const startIn = (returnTo = '/', now = Date.now(), scopes?: string[]) => {
@@ -61,17 +62,19 @@ t.test('single use: claimed once after the code was accepted, refused afterwards
 
 t.test('what a callback can bring that is refused', async (t) => {
   const { transactions, jar, startIn } = setUp(t)
-  const { state, cookie } = startIn()
-  const other = startIn()
+  const now = Date.now()
+  const { state, cookie } = startIn('/', now)
+  const other = startIn('/', now - 1000)
   t.same(await transactions.open(state, {}), { kind: 'other_browser' }, 'a fresh state of ours without its cookie: another browser')
+  t.same(await transactions.open(state, { [other.cookie.name]: other.cookie.value }), { kind: 'other_browser' }, '... also when that browser has an older sign-in of its own')
   t.same(await transactions.open('forged-state-value-0123456789', jar), { kind: 'invalid' }, 'a state media-bff never issued')
   const foreignSigner = createLoginStateSigner(['another-secret-0123456789-abcdefghijklmn'])
   t.same(await transactions.open(foreignSigner.issue(Date.now()), jar), { kind: 'invalid' }, 'a state signed with another secret')
   t.same(await transactions.open(state, jar, Date.now() + TTL_MS + 1), { kind: 'invalid', cookieName: cookie.name }, 'expired, even with its cookie')
   const swapped = { [cookie.name]: jar[other.cookie.name] ?? '' }
-  t.same(await transactions.open(state, swapped), { kind: 'invalid', cookieName: cookie.name }, "another sign-in's transaction under this state's cookie does not open")
+  t.same(await transactions.open(state, swapped), { kind: 'other_browser' }, "another sign-in's transaction in this state's slot does not open")
   const tampered = { [cookie.name]: `${cookie.value.slice(0, -2)}${cookie.value.endsWith('A') ? 'B' : 'A'}A` }
-  t.same(await transactions.open(state, tampered), { kind: 'invalid', cookieName: cookie.name }, 'a tampered transaction does not open')
+  t.not((await transactions.open(state, tampered)).kind, 'open', 'a tampered transaction does not open')
 })
 
 t.test('every altered character of a state makes it one media-bff never issued', async (t) => {
@@ -92,34 +95,64 @@ t.test('every altered character of a state makes it one media-bff never issued',
   t.ok(rotated.issuedAt(state) !== undefined, 'a state signed with an older secret still verifies after rotation')
 })
 
-t.test('a browser keeps at most maxPerBrowser sign-ins: the oldest are dropped', async (t) => {
+t.test('a browser keeps at most maxPerBrowser sign-ins: the oldest lose their slots, and are told so', async (t) => {
   const { transactions, jar, startIn } = setUp(t, 3)
   const started = [1, 2, 3, 4, 5].map((i) => startIn(`/tab${i}`, Date.now() + i))
-  t.equal(Object.keys(jar).length, 3)
+  t.same(Object.keys(jar).sort(), [`${PREFIX}0`, `${PREFIX}1`, `${PREFIX}2`], 'three fixed slots')
   for (const [index, { state }] of started.entries()) {
     const kind = (await transactions.open(state, jar)).kind
-    t.equal(kind, index < 2 ? 'other_browser' : 'open', `tab ${index + 1}`)
+    t.equal(kind, index < 2 ? 'superseded' : 'open', `tab ${index + 1}`)
   }
 })
 
-t.test('unreadable and expired login cookies are dropped first; other cookies are left alone', async (t) => {
+t.test('free slots first (empty, spent or expired), the oldest when none is; other cookies are left alone', async (t) => {
   const { transactions } = setUp(t, 3)
   const now = Date.now()
   const cookies = {
-    [`${PREFIX}AAAAAAAAAAAAAAAA`]: 'garbage',
-    [`${PREFIX}BBBBBBBBBBBBBBBB`]: `${(now - TTL_MS - 1).toString(36)}.v1.x.y.z`,
-    [`${PREFIX}CCCCCCCCCCCCCCCC`]: `${(now - 10).toString(36)}.v1.x.y.z`,
-    '__Host-media-bff': 'the session',
-    [`${PREFIX}too-short`]: 'not one of ours'
+    [`${PREFIX}0`]: `${(now - 10).toString(36)}.v1.x.y.z`,
+    [`${PREFIX}1`]: `${(now - 20).toString(36)}.`,
+    [`${PREFIX}2`]: `${(now - 30).toString(36)}.v1.x.y.z`,
+    '__Host-media-bff': 'the session'
   }
-  const { dropped } = transactions.start(request(), cookies, now)
-  t.same(dropped.sort(), [`${PREFIX}AAAAAAAAAAAAAAAA`, `${PREFIX}BBBBBBBBBBBBBBBB`])
+  t.equal(transactions.start(request(), cookies, now).cookie.name, `${PREFIX}1`, 'a spent slot is free')
+  t.equal(transactions.start(request(), { ...cookies, [`${PREFIX}1`]: `${(now - 5).toString(36)}.v1.x.y.z` }, now).cookie.name, `${PREFIX}2`, 'all in use: the oldest')
+  t.equal(transactions.start(request(), { ...cookies, [`${PREFIX}1`]: `${(now - 5).toString(36)}.v1.x.y.z`, [`${PREFIX}0`]: `${(now - TTL_MS - 1).toString(36)}.v1.x.y.z` }, now).cookie.name, `${PREFIX}0`, 'an expired one is free')
+  const legacy = { [`${PREFIX}AAAAAAAAAAAAAAAA`]: 'a sign-in from before slots', [`${PREFIX}too-short`]: 'not one of ours' }
+  t.same(transactions.start(request(), legacy, now).dropped, [`${PREFIX}AAAAAAAAAAAAAAAA`], 'cookies of the format before slots are cleared')
+})
+
+t.test('a spent slot still tells a sign-in it took the place of that it was superseded', async (t) => {
+  const { transactions, jar, startIn } = setUp(t, 1)
+  const older = startIn('/older', Date.now() - 5)
+  const newer = startIn('/newer')
+  const opened = await transactions.open(newer.state, jar)
+  if (opened.kind !== 'open') throw new Error('not open')
+  const spent = transactions.spentValue(opened.cookieName, opened.transaction)
+  t.ok(spent !== undefined && spent.length < 16, 'a spent slot holds only when its sign-in began')
+  jar[opened.cookieName] = spent ?? ''
+  t.same(await transactions.open(older.state, jar), { kind: 'superseded' })
+  t.not((await transactions.open(newer.state, jar)).kind, 'open', 'the spent one itself no longer opens')
+})
+
+t.test('tabs racing each other: each sees the same cookies, and the browser still holds at most its slots', async (t) => {
+  const { transactions } = setUp(t, 3)
+  const jar: Record<string, string> = {}
+  const seen = { ...jar }
+  const now = Date.now()
+  const started = Array.from({ length: 16 }, () => transactions.start(request(`/${'p'.repeat(MAX_RETURN_TO_LENGTH - 1)}`, ['basic', 'user.info', 'manage', 'upload', 'share']), seen, now))
+  // Their answers arrive in any order; the browser keeps the last cookie set under each name.
+  for (const { cookie } of started) jar[cookie.name] = cookie.value
+  const bytes = Object.entries(jar).reduce((sum, [name, value]) => sum + name.length + value.length + 1, 0)
+  t.ok(Object.keys(jar).length <= 3 && bytes <= MAX_COOKIE_BYTES, `${Object.keys(jar).length} login cookies, ${bytes} bytes`)
+  const kinds = await Promise.all(started.map(async ({ state }) => (await transactions.open(state, jar)).kind))
+  t.equal(kinds.filter((kind) => kind === 'open').length, Object.keys(jar).length, 'one sign-in completes per slot held')
+  t.same([...new Set(kinds)].sort(), ['open', 'superseded'], 'and every other one is told it was superseded')
 })
 
 t.test('property: any sequence of sign-ins keeps the login cookies within both caps, and the newest open', async (t) => {
   await fc.assert(fc.asyncProperty(
-    fc.integer({ min: 1, max: 12 }),
-    fc.array(fc.integer({ min: 1, max: 1024 }), { minLength: 1, maxLength: 25 }),
+    fc.integer({ min: 1, max: MAX_SLOTS }),
+    fc.array(fc.integer({ min: 1, max: MAX_RETURN_TO_LENGTH }), { minLength: 1, maxLength: 25 }),
     async (maxPerBrowser, returnToLengths) => {
       const store = createMemoryStore()
       try {
@@ -144,16 +177,22 @@ t.test('property: any sequence of sign-ins keeps the login cookies within both c
   t.pass('200 generated sequences of sign-ins')
 })
 
-t.test('the largest transaction fits in one cookie, and one browser sends at most 4 KiB of them', async (t) => {
-  const { startIn } = setUp(t)
-  const { cookie } = startIn(`/${'a'.repeat(1023)}`, Date.now(), ['basic', 'user.info', 'upload', 'manage', 'share'])
+t.test('the largest transaction fits its slot, whatever the tenant and key id; anything larger is refused', async (t) => {
+  const longKeyCipher = createTokenCipher(parseTokenKeys(testTokenKey('k'.repeat(32))))
+  const store = createMemoryStore()
+  t.teardown(() => store.close())
+  const transactions = createLoginTransactions({ cipher: longKeyCipher, store, states, cookiePrefix: `__Host-${'n'.repeat(64)}-login-`, ttlMs: TTL_MS, maxPerBrowser: MAX_SLOTS, defaultTenant: 'default' })
+  const largest = { tenant: 't'.repeat(63), codeVerifier: 'v'.repeat(43), returnTo: `https://www.example.org:8443/${'a'.repeat(MAX_RETURN_TO_LENGTH - 30)}`, scopes: ['basic', 'user.info', 'upload', 'manage', 'share'], addedScopes: ['upload', 'manage', 'share'] }
+  const { cookie } = transactions.start(largest, {})
   const bytes = cookie.name.length + cookie.value.length + 1
-  t.comment(`largest login cookie: ${bytes} bytes`)
-  t.ok(bytes <= 2048, `under the 4 KiB a browser keeps per cookie, with room for a second (${bytes} bytes)`)
+  t.comment(`largest login cookie: ${bytes} bytes of ${SLOT_BYTES}`)
+  t.ok(bytes <= SLOT_BYTES)
+  t.throws(() => transactions.start({ ...largest, returnTo: `/${'a'.repeat(2000)}` }, {}), LoginTooLargeError)
 })
 
 t.test('rejects a nonsensical cap', async (t) => {
   const store = createMemoryStore()
   t.teardown(() => store.close())
   t.throws(() => createLoginTransactions({ cipher, store, states, cookiePrefix: PREFIX, ttlMs: TTL_MS, maxPerBrowser: 0 }), RangeError)
+  t.throws(() => createLoginTransactions({ cipher, store, states, cookiePrefix: PREFIX, ttlMs: TTL_MS, maxPerBrowser: MAX_SLOTS + 1 }), RangeError)
 })

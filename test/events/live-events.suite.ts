@@ -72,6 +72,10 @@ export function liveEventsSuite (t: Test, storeEnv: () => Record<string, string>
     return line === undefined ? 0 : Number(line.split(' ').pop())
   }
 
+  /** Follow-ups by outcome, on whichever instance did them (on Redis every instance works the queue). */
+  const followUps = async (stack: Awaited<ReturnType<typeof stackWith>>, labels: string): Promise<number> =>
+    await counter(stack.bff, 'media_bff_webhook_follow_ups_total', labels) + (twoInstances ? await counter(stack.second, 'media_bff_webhook_follow_ups_total', labels) : 0)
+
   t.test('alice\'s upload: processing then ready on each of her pages; bob hears nothing', async (t) => {
     const stack = await stackWith(t)
     const alice = await signedIn(stack.bff.browser())
@@ -96,24 +100,29 @@ export function liveEventsSuite (t: Test, storeEnv: () => Record<string, string>
     const tokens = await issuedTokens(stack.emulator.baseUrl)
     const carried = JSON.stringify([...pages, bobsPage].map((page) => page.events))
     t.notOk([...tokens.access, ...tokens.refresh].some((token) => carried.includes(token)), 'no token in anything a channel carried')
-    t.equal(await counter(stack.bff, 'media_bff_webhook_follow_ups_total', 'outcome="announced"'), 1)
+    t.equal(await followUps(stack, 'outcome="announced"'), 1)
     t.ok(await counter(stack.second, 'media_bff_events_delivered_total', '') >= 6, 'delivered where the pages are')
   })
 
   t.test('the webhook\'s own data is never passed on: what the service says of the file is', async (t) => {
     const stack = await stackWith(t)
-    const { page, fileId } = await uploadHeard(stack, 'Real title')
+    const { alice, page, fileId } = await uploadHeard(stack, 'Real title')
     const before = page.data('file').length
+    // The file changes at the service (pages are told each state of a file once): the webhook
+    // about it says something else again.
+    t.equal((await alice.fetch('PUT', `/api/files/${fileId}`, { headers: { 'x-csrf': '1', 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Renamed' }) })).status, 200)
     const answer = await stack.emulator.sendWebhook({ user: 'alice', event: 'file_transcode', data: { file_id: fileId, title: '<img src=x onerror=alert(1)>', status: 'hacked', urls: { file: 'https://evil.example/x' } } })
     t.equal(answer.status, 202)
     const files = await page.waitFor('file', before + 1)
-    t.match(files.at(-1), { file_id: fileId, title: 'Real title', status: 'ready' })
+    t.match(files.at(-1), { file_id: fileId, title: 'Renamed', status: 'ready' })
     t.notMatch(JSON.stringify(files.at(-1)), /hacked|evil|onerror/)
   })
 
   t.test('bad webhooks are refused, counted and logged, and change nothing', async (t) => {
     const stack = await stackWith(t)
-    const { page, fileId } = await uploadHeard(stack, 'Clip')
+    const { alice, page, fileId } = await uploadHeard(stack, 'Clip')
+    // Something new to tell of the file, so the good delivery below has an announcement to make.
+    t.equal((await alice.fetch('PUT', `/api/files/${fileId}`, { headers: { 'x-csrf': '1', 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Clip, renamed' }) })).status, 200)
     const heard = page.data('file').length
     const data = { file_id: fileId }
     const now = String(Math.floor(Date.now() / 1000))
@@ -164,9 +173,16 @@ export function liveEventsSuite (t: Test, storeEnv: () => Record<string, string>
 
   t.test('a file the person cannot read announces nothing; nor does one media-bff never saw finished', async (t) => {
     const stack = await stackWith(t)
+    // Not processed while the test looks: its only webhooks are the upload's and the trash's.
+    stack.emulator.configure({ processingMs: 600_000 })
     const alice = await signedIn(stack.bff.browser())
     const fileId = await upload(alice, 'Short-lived')
     const page = await stack.channelOf(alice)
+    // The service's file_upload, sent as the file arrived, followed up first (on Redis it may be
+    // followed up after the finish, by either instance).
+    await pollUntil('the service\'s file_upload taken', () => stack.emulator.webhooksSent(), (sent) => sent.some((one) => one.event === 'file_upload' && one.status === 202))
+    await stack.bff.inner.webhooks.idle()
+    const unreadableBefore = await followUps(stack, 'outcome="unreadable"')
     // Gone before it was processed: the service's file_trash (and any later hint) finds nothing.
     t.equal((await alice.fetch('DELETE', `/api/files/${fileId}`, { headers: { 'x-csrf': '1' } })).status, 200)
     // media-bff's record says alice finished a file the service does not show her (as if it had
@@ -174,18 +190,18 @@ export function liveEventsSuite (t: Test, storeEnv: () => Record<string, string>
     const aliceId = String((await alice.get('/auth/session')).json().user.id)
     const [mine] = await stack.bff.inner.personSessions.list({ tenant: 'default', userId: aliceId })
     if (mine === undefined) throw new Error('alice has no indexed session')
-    await stack.bff.inner.uploadedFiles.remember('default', { handle: mine.handle, sid: mine.sid, grantId: mine.grantId, userId: aliceId }, [424242])
+    await stack.bff.inner.uploadedFiles.claimShowing('default', 424242, {}, { handle: mine.handle, sid: mine.sid, grantId: mine.grantId, userId: aliceId })
     t.equal((await stack.emulator.sendWebhook({ user: 'alice', event: 'file_transcode', data: { file_id: 424242 } })).status, 202)
     await pollUntil('the service\'s file_trash taken', () => stack.emulator.webhooksSent(), (sent) => sent.some((one) => one.event === 'file_trash' && one.status === 202))
     await stack.bff.inner.webhooks.idle()
     // Every file_upload comes before its finish, so media-bff does not know the file yet.
-    const unknownBefore = await counter(stack.bff, 'media_bff_webhook_follow_ups_total', 'outcome="unknown_file"')
+    const unknownBefore = await followUps(stack, 'outcome="unknown_file"')
     t.equal((await stack.emulator.sendWebhook({ user: 'alice', event: 'file_transcode', data: { file_id: 987654 } })).status, 202)
     await stack.bff.inner.webhooks.idle()
     t.ok(stack.emulator.webhooksSent().some((sent) => sent.event === 'file_trash' && sent.status === 202), 'the service\'s file_trash was taken')
     t.same(page.data('file'), [], 'alice\'s page heard nothing')
-    t.equal(await counter(stack.bff, 'media_bff_webhook_follow_ups_total', 'outcome="unreadable"'), 2, 'the deleted file and the one not hers')
-    t.equal(await counter(stack.bff, 'media_bff_webhook_follow_ups_total', 'outcome="unknown_file"'), unknownBefore + 1, 'the one never finished through media-bff')
+    t.equal(await followUps(stack, 'outcome="unreadable"'), unreadableBefore + 2, 'the deleted file and the one not hers')
+    t.equal(await followUps(stack, 'outcome="unknown_file"'), unknownBefore + 1, 'the one never finished through media-bff')
   })
 
   t.test('a file whose person is unknown is announced to the sign-in that finished it, only while it lives', async (t) => {
@@ -196,14 +212,14 @@ export function liveEventsSuite (t: Test, storeEnv: () => Record<string, string>
     const [mine] = await stack.bff.inner.personSessions.list({ tenant: 'default', userId: aliceId })
     if (mine === undefined) throw new Error('alice has no indexed session')
     // As when the service's user/info did not answer at sign-in: no person, only this sign-in.
-    await stack.bff.inner.uploadedFiles.remember('default', { handle: mine.handle, sid: mine.sid, grantId: mine.grantId }, [fileId])
+    await stack.bff.inner.uploadedFiles.claimShowing('default', fileId, {}, { handle: mine.handle, sid: mine.sid, grantId: mine.grantId })
     t.equal((await stack.emulator.sendWebhook({ user: 'alice', event: 'file_transcode', data: { file_id: fileId } })).status, 202)
     t.match((await page.waitFor('file', before + 1)).at(-1), { file_id: fileId, status: 'ready' }, 'its own pages hear of it')
     t.equal((await alice.post('/auth/logout')).status, 200)
-    const nobodyBefore = await counter(stack.bff, 'media_bff_webhook_follow_ups_total', 'outcome="nobody_signed_in"')
+    const nobodyBefore = await followUps(stack, 'outcome="nobody_signed_in"')
     t.equal((await stack.emulator.sendWebhook({ user: 'alice', event: 'file_transcode', data: { file_id: fileId } })).status, 202)
     await stack.bff.inner.webhooks.idle()
-    t.equal(await counter(stack.bff, 'media_bff_webhook_follow_ups_total', 'outcome="nobody_signed_in"'), nobodyBefore + 1, 'signed out: its grant is not used for it')
+    t.equal(await followUps(stack, 'outcome="nobody_signed_in"'), nobodyBefore + 1, 'signed out: its grant is not used for it')
   })
 
   t.test('the channel is for signed-in pages of allowed origins, and resumes after a reconnect', async (t) => {

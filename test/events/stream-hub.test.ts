@@ -11,7 +11,7 @@ import { createStreamHub, type DropReason, type StreamHubOptions, type StreamOwn
 import { newMessageId, type LiveMessage } from '../../src/events/live-message.js'
 import { sseReader, type ServerSentEvent } from '../../public/client/sse.js'
 
-const defaults: StreamHubOptions = { maxStreams: 100, maxPerSession: 3, maxQueuedBytes: 64 * 1024, heartbeatMs: 60_000, replayWindowMs: 60_000, replayMax: 100, retryMs: 1000 }
+const defaults: StreamHubOptions = { maxStreams: 100, maxPerSession: 3, maxPerPerson: 100, maxQueuedBytes: 64 * 1024, heartbeatMs: 60_000, replayWindowMs: 60_000, replayMax: 100, retryMs: 1000 }
 
 interface Opened { events: ServerSentEvent[], comments: () => number, closed: Promise<void>, response: IncomingMessage }
 
@@ -22,7 +22,7 @@ async function hubServer (t: Test, options: Partial<StreamHubOptions> = {}, owne
   const hub = createStreamHub({ ...defaults, ...options, onDropped: (reason) => drops.push(reason), onCount: (count) => counts.push(count) })
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const handle = (req.url ?? '/').slice(1)
-    const owner: StreamOwner = { handle, endsAt: Date.now() + 3_600_000, stillLive: async () => Date.now() + 3_600_000, ...owners[handle] }
+    const owner: StreamOwner = { handle, person: handle, endsAt: Date.now() + 3_600_000, stillLive: async () => Date.now() + 3_600_000, ...owners[handle] }
     if (!hub.hasRoom()) {
       res.writeHead(503).end()
       return
@@ -96,7 +96,7 @@ t.test('a page that left while its request was being checked is not kept', async
     // As when the checks before the channel wait on the store: the page goes meanwhile.
     req.socket.once('close', () => {
       res.writeHead(200, { 'content-type': 'text/event-stream' })
-      t.equal(hub.open(res, { handle: 'alice', endsAt: Date.now() + 60_000, stillLive: async () => undefined }, undefined), false)
+      t.equal(hub.open(res, { handle: 'alice', person: 'alice', endsAt: Date.now() + 60_000, stillLive: async () => undefined }, undefined), false)
       t.equal(hub.size, 0, 'no place taken')
       server.emit('checked')
     })

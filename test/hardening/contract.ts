@@ -75,13 +75,15 @@ export function contractProblems (answer: HttpResponse, expected: Expectation): 
   return problems
 }
 
-/** True when the answer tells the browser to drop one of its login cookies (`<session cookie>-login-<slot>`). */
 /** The website origin the bad-input stack lists in ALLOWED_ORIGINS (bad-input-stack.ts). */
 export const WEBSITE_ORIGIN = 'https://www.example.org'
 
+/** True when the answer ends one of the browser's login cookies (`<session cookie>-login-<slot>`): drops it, or spends its slot. */
 export function clearsLoginCookie (answer: HttpResponse, sessionCookieName: string): boolean {
   const prefix = `${sessionCookieName}-login-`
-  return answer.setCookies.some((line) => line.startsWith(prefix) && clearsCookie({ ...answer, setCookies: [line] }, line.slice(0, line.indexOf('='))))
+  // A slot whose sign-in is over keeps only when that sign-in began: `<time>.`, nothing sealed.
+  const spent = (line: string): boolean => /^[^=]+=[0-9a-z]+\.;/.test(line)
+  return answer.setCookies.some((line) => line.startsWith(prefix) && (spent(line) || clearsCookie({ ...answer, setCookies: [line] }, line.slice(0, line.indexOf('=')))))
 }
 
 /** True when the answer tells the browser to drop this cookie (empty value, Max-Age=0 or a past Expires). */

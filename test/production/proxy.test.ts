@@ -132,10 +132,13 @@ t.test('X-Forwarded-Proto: honoured from TRUST_PROXY only; the redirect URI neve
   // The replica trusts only nginx's address (127.0.0.2); the test calls it from 127.0.0.1.
   t.not(stack.env.TRUST_PROXY, '127.0.0.1')
   const claimed = new Browser(replicaA.url, { 'x-forwarded-proto': 'https' })
+  const exchangesBefore = stack.emulator.counters().tokenGrants.authorization_code
   const untrusted = await walk(claimed)
   t.equal(redirectUri(untrusted.authorizeUrl), `${stack.publicUrl}/auth/callback`, 'redirect URI from PUBLIC_URL, not from the request')
-  t.equal(untrusted.callback.status, 302)
-  t.notOk(sessionCookie(untrusted.callback), 'request.protocol stayed http: no Secure session cookie issued')
+  t.equal(untrusted.callback.status, 400, 'request.protocol stayed http: the sign-in is refused, saying why')
+  t.match(untrusted.callback.text, /plain http/)
+  t.notOk(sessionCookie(untrusted.callback), 'no Secure session cookie issued')
+  t.equal(stack.emulator.counters().tokenGrants.authorization_code, exchangesBefore, 'its code was never exchanged: no grant is left behind')
   t.equal((await claimed.get('/auth/session')).json().authenticated, false)
 
   const proxied = await walk(stack.browser())

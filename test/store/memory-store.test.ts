@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { createMemoryStore } from '../../src/store/memory-store.js'
+import { StoreFullError } from '../../src/store/key-value-store.js'
 import { storeBehaviour } from './store-behaviour.js'
 
 t.test('memory store: shared behaviour', async (t) => {
@@ -34,6 +35,34 @@ t.test('evicts the least recently used entry; reads count as use', async (t) => 
   t.same(await Promise.all(['a', 'c', 'd'].map((k) => store.get(k))), ['1', '3', '4'])
   await store.set('a', 'replaced', 60_000)
   t.equal(store.size, 3, 'replacing a key does not evict anything')
+})
+
+t.test('whenFull: refuse: a new key beyond the bound fails, and nothing already there is touched', async (t) => {
+  const store = createMemoryStore({ maxEntries: 3, whenFull: 'refuse' })
+  t.teardown(() => store.close())
+  await store.set('a', '1', 60_000)
+  await store.mapSet('b', 'f', '2', 60_000)
+  await store.set('c', '3', 60_000)
+  await t.rejects(store.set('d', '4', 60_000), StoreFullError)
+  await t.rejects(store.setIfAbsent('d', '4', 60_000), StoreFullError)
+  await t.rejects(store.mapSet('e', 'f', '5', 60_000), StoreFullError)
+  t.same(await Promise.all(['a', 'c'].map((k) => store.get(k))), ['1', '3'], 'no entry was evicted')
+  await store.set('a', 'replaced', 60_000)
+  t.equal(await store.compareAndSet('c', '3', 'swapped', 60_000), true)
+  t.equal(await store.mapSet('b', 'g', '6', 60_000), 2, 'writes to keys already there always succeed')
+  await store.delete('a')
+  await store.set('d', '4', 60_000)
+  t.equal(await store.get('d'), '4', 'room again once one is gone')
+})
+
+t.test('whenFull: refuse still makes room from expired entries first', async (t) => {
+  const store = createMemoryStore({ maxEntries: 2, whenFull: 'refuse' })
+  t.teardown(() => store.close())
+  await store.set('live', '1', 60_000)
+  await store.set('expiring', '2', 20)
+  await sleep(50)
+  await store.set('new', '3', 60_000)
+  t.same(await Promise.all(['live', 'new'].map((k) => store.get(k))), ['1', '3'])
 })
 
 t.test('when full, expired entries go before live ones', async (t) => {

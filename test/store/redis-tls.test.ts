@@ -38,6 +38,19 @@ t.test('without the CA the certificate is refused: /readyz names the store, and 
   t.match(checks.store, /^unreachable: redis cannot be reached: .*(self[- ]signed|certificate)/i, `and why (${checks.store})`)
 })
 
+t.test('without METRICS_TOKEN nobody is told why on the wire (it names internal addresses); the log says it once', async (t) => {
+  const stack = await startStack({ env: { REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'tls-no-token:' } })
+  t.teardown(stack.close)
+  for (const headers of [{}, { authorization: 'Bearer anything-at-all-0123456789-abcdefghijkl' }]) {
+    const answer = await request(`${stack.bff.url}/readyz`, { headers })
+    t.equal(answer.statusCode, 503)
+    t.same((await answer.body.json() as { checks: unknown }).checks, { store: 'unreachable', configuration: 'ok' }, 'which part, never why')
+  }
+  const lines = stack.bff.logs.filter((line) => line.includes('not ready: the store cannot be reached'))
+  t.equal(lines.length, 1, 'logged once while it stays down')
+  t.match(lines[0], /certificate|self[- ]signed/i, 'with why')
+})
+
 t.test('REDIS_TLS_CA_FILE is checked at start: a TLS URL, a readable PEM file', async (t) => {
   const base = { PUBLIC_URL: 'http://127.0.0.1:3000', MEDIA_BASE_URL: 'http://127.0.0.1:4000', OAUTH_CLIENT_ID: 'c', OAUTH_CLIENT_SECRET: 's', SESSION_SECRETS: 'x'.repeat(32), TOKEN_KEYS: `k:${Buffer.alloc(32, 1).toString('base64')}` }
   const problems = (env: Record<string, string>): string => { try { loadConfig({ ...base, ...env }); return '' } catch (error) { return (error as Error).message } }

@@ -23,9 +23,16 @@ const signed = (key: string, { id = randomUUID(), timestamp = seconds, token = '
   data: { file_id: 42 }
 })
 
+/** A follow-up queue that takes everything, and what it was given. */
+const queue = () => {
+  const queued: unknown[] = []
+  return { queued, enqueue: async (hint: unknown) => { queued.push(hint); return true } }
+}
+
 t.test('accepted once; a retry, a resend, a forgery, a stale one and a spent token are not', async (t) => {
   const store = createMemoryStore()
-  const intake = createWebhookIntake(store)
+  const { queued, enqueue } = queue()
+  const intake = { receive: async (tenant: string, keys: string[], body: unknown, at: number) => await createWebhookIntake(store).receive(tenant, keys, body, enqueue, at) }
   const keys = [KEY, OLD_KEY]
   const first = signed(KEY, { token: 't'.repeat(50) })
   t.match(await intake.receive('default', keys, first, now), { outcome: 'accepted', hint: { event: 'file_transcode', fileId: 42 } })
@@ -37,6 +44,19 @@ t.test('accepted once; a retry, a resend, a forgery, a stale one and a spent tok
   t.equal((await intake.receive('default', keys, signed(KEY, { token: 'x'.repeat(50), timestamp: String(now / 1000 - 301) }), now)).outcome, 'refused_stale')
   t.equal((await intake.receive('default', keys, signed(KEY, { token: 'y'.repeat(50), timestamp: String(now / 1000 + 301) }), now)).outcome, 'refused_stale', 'from the future too')
   t.equal((await intake.receive('other', keys, first, now)).outcome, 'accepted', 'ids and tokens are per tenant')
+  t.equal(queued.length, 3, 'each accepted one queued, nothing else')
+})
+
+t.test('a webhook the queue has no room for is refused, and its retry is a first delivery, not a duplicate', async (t) => {
+  const store = createMemoryStore()
+  const intake = createWebhookIntake(store)
+  const body = signed(KEY)
+  let room = false
+  const enqueue = async (): Promise<boolean> => room
+  t.equal((await intake.receive('default', [KEY], body, enqueue, now)).outcome, 'queue_full')
+  room = true
+  t.equal((await intake.receive('default', [KEY], body, enqueue, now)).outcome, 'accepted', 'the service\'s retry is taken')
+  t.equal((await intake.receive('default', [KEY], body, enqueue, now)).outcome, 'duplicate', 'and only then is it a duplicate')
 })
 
 t.test('property: no body without the key\'s signature is ever accepted, and none of them writes', async () => {
@@ -49,7 +69,8 @@ t.test('property: no body without the key\'s signature is ever accepted, and non
   }, { requiredKeys: [] })
   await fc.assert(fc.asyncProperty(fc.oneof(json, shaped), async (body) => {
     const store = createMemoryStore()
-    const result = await createWebhookIntake(store).receive('default', [KEY], body, now)
-    return result.outcome.startsWith('refused_') && store.size === 0
+    let queued = 0
+    const result = await createWebhookIntake(store).receive('default', [KEY], body, async () => { queued++; return true }, now)
+    return result.outcome.startsWith('refused_') && store.size === 0 && queued === 0
   }), { numRuns: 300 })
 })

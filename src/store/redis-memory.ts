@@ -1,0 +1,71 @@
+// How full Redis is, for what may take room there. Redis at maxmemory (noeviction) refuses every
+// write that needs memory, a signed-in person's token refresh as much as a webhook's id, so room
+// is shared out in tiers: bookkeeping (webhook ids and their queue, remembered finishes, upload
+// registrations) stops at BOOKKEEPING_CEILING, new sign-ins at SIGN_IN_CEILING, and the last of it
+// is kept for the people already signed in, whose records only change in place. On a Cluster the
+// fullest master decides: a key's node is not known before it is written.
+import type { Cluster, Redis } from 'ioredis'
+
+/** Share of maxmemory beyond which bookkeeping writes are refused. */
+export const BOOKKEEPING_CEILING = 0.8
+/** Share of maxmemory beyond which a new sign-in is refused. */
+export const SIGN_IN_CEILING = 0.9
+
+export interface RedisMemoryWatch {
+  /**
+   * The used share of maxmemory on the fullest master (0..1 and beyond), from a reading at most
+   * `everyMs` old; undefined when no master sets maxmemory, or before any reading succeeded.
+   */
+  fullness: () => Promise<number | undefined>
+}
+
+export interface RedisMemoryWatchOptions {
+  /** How old a reading may be before the next call takes a new one. */
+  everyMs?: number
+  now?: () => number
+}
+
+export function createRedisMemoryWatch (client: Redis | Cluster, { everyMs = 1000, now = Date.now }: RedisMemoryWatchOptions = {}): RedisMemoryWatch {
+  let reading: { fullness: number | undefined, at: number } | undefined
+  let inFlight: Promise<void> | undefined
+
+  const read = async (): Promise<void> => {
+    const masters = client.isCluster ? (client as Cluster).nodes('master') : [client as Redis]
+    const infos = await Promise.all(masters.map(async (node) => await node.info('memory')))
+    let fullest: number | undefined
+    for (const info of infos) {
+      const share = usedShare(info)
+      if (share !== undefined) fullest = Math.max(fullest ?? 0, share)
+    }
+    reading = { fullness: fullest, at: now() }
+  }
+  const refresh = (): Promise<void> => {
+    inFlight ??= read().catch(() => {
+      // Unreachable: the write that asked will meet the same outage and report it itself.
+    }).finally(() => { inFlight = undefined })
+    return inFlight
+  }
+
+  return {
+    async fullness () {
+      // One INFO round trip per second at most, shared by every caller meanwhile.
+      if (reading === undefined || now() - reading.at >= everyMs) await refresh()
+      return reading?.fullness
+    }
+  }
+}
+
+/**
+ * used_memory against maxmemory, as Redis itself compares them (replication and AOF buffers are
+ * not counted); undefined when maxmemory is 0 (no limit) or the text is not INFO's.
+ */
+export function usedShare (info: string): number | undefined {
+  const field = (name: string): number | undefined => {
+    const match = new RegExp(`^${name}:(\\d+)\\r?$`, 'm').exec(info)
+    return match === null ? undefined : Number(match[1])
+  }
+  const used = field('used_memory')
+  const max = field('maxmemory')
+  if (used === undefined || max === undefined || max === 0) return undefined
+  return (used - (field('mem_not_counted_for_evict') ?? 0)) / max
+}

@@ -1,0 +1,143 @@
+// Every store of media-bff, by what it holds and what it may never do to the rest (README.md,
+// "Sizing the stores"). People's records (sessions, grants, each person's index of sessions) and
+// the refresh locks of their grants are never pushed out to make room for anything: when their
+// bound is reached a *new* sign-in is refused (roomForSignIn), never an existing person dropped.
+// Bookkeeping (used sign-in states, upload registrations, remembered finishes, webhook ids and
+// tokens) lives in bounded stores of its own, so a flood of it can only push out its own kind.
+//
+// In memory each family is a store of its own, sized from MEMORY_MAX_SESSIONS. On Redis they
+// share the server, and room is shared out by how full it is (redis-memory.ts): bookkeeping stops
+// first, then new sign-ins, and the people already signed in keep the rest.
+import type { Cluster, Redis } from 'ioredis'
+import { StoreFullError, type KeyValueStore } from './key-value-store.js'
+import { createMemoryStore, type MemoryStore } from './memory-store.js'
+import { createRedisStore } from './redis-store.js'
+import type { StoreLogger } from './redis-client.js'
+import { BOOKKEEPING_CEILING, createRedisMemoryWatch, SIGN_IN_CEILING } from './redis-memory.js'
+
+export const FAMILIES = ['people', 'locks', 'sign_ins', 'uploads', 'finishes', 'webhooks'] as const
+export type Family = typeof FAMILIES[number]
+
+export interface StoreFamilies {
+  /** Sessions, grants and each person's index of sessions: never evicted. */
+  people: KeyValueStore
+  /** The refresh locks of people's grants: never evicted (two refreshes of one grant end it). */
+  locks: KeyValueStore
+  /** Sign-in states already used (single use), for what is left of LOGIN_TIMEOUT. */
+  signIns: KeyValueStore
+  /** Upload registrations, until they expire. */
+  uploads: KeyValueStore
+  /** Which sign-in finished which file, and what its pages were last told of it. */
+  finishes: KeyValueStore
+  /** Webhook ids and signature tokens already taken. */
+  webhooks: KeyValueStore
+  /** The Redis connection, when REDIS_URL is set: for what needs Redis itself (rate limits, the event bus, the webhook queue). */
+  redis: Redis | Cluster | undefined
+  /** Whether one more sign-in may take room now. */
+  roomForSignIn: () => Promise<boolean>
+  /** Entries per family (memory only; on Redis, `fullness` says how full the server is). */
+  sizes: () => Partial<Record<Family, number>>
+  /** Redis only: the used share of maxmemory on the fullest master, when maxmemory is set. */
+  fullness: () => Promise<number | undefined>
+  ping: () => Promise<void>
+  close: () => Promise<void>
+}
+
+/** The bound of each in-memory family, from MEMORY_MAX_SESSIONS (README.md, "Sizing the stores"). */
+export function memoryBounds (maxSessions: number): Record<Family, number> & { admitPeopleBelow: number } {
+  return {
+    // A session, its grant and its person's index: up to three entries per sign-in. The last
+    // quarter is for sign-ins that raced past the admission check and for grants a
+    // re-authorization replaces; a write of a new key beyond it is refused, never evicted.
+    people: 4 * maxSessions,
+    admitPeopleBelow: 3 * maxSessions,
+    locks: 4 * maxSessions,
+    sign_ins: maxSessions,
+    uploads: maxSessions,
+    finishes: 2 * maxSessions,
+    webhooks: 2 * maxSessions
+  }
+}
+
+export interface StoreFamiliesOptions {
+  /** Absent: every family in this process's memory. */
+  redisUrl?: string | undefined
+  keyPrefix?: string
+  tlsCa?: string | undefined
+  /** Memory only: sign-ins held at once before new ones are refused. */
+  maxSessions?: number
+  commandTimeoutMs?: number
+  logger?: StoreLogger
+}
+
+export function createStoreFamilies (options: StoreFamiliesOptions): StoreFamilies {
+  return options.redisUrl === undefined || options.redisUrl === ''
+    ? memoryFamilies(options.maxSessions ?? 50_000)
+    : redisFamilies(options.redisUrl, options)
+}
+
+function memoryFamilies (maxSessions: number): StoreFamilies {
+  const bounds = memoryBounds(maxSessions)
+  const neverEvicted = (maxEntries: number): MemoryStore => createMemoryStore({ maxEntries, whenFull: 'refuse' })
+  const own = (maxEntries: number): MemoryStore => createMemoryStore({ maxEntries })
+  const stores: Record<Family, MemoryStore> = {
+    people: neverEvicted(bounds.people),
+    locks: neverEvicted(bounds.locks),
+    sign_ins: own(bounds.sign_ins),
+    uploads: own(bounds.uploads),
+    finishes: own(bounds.finishes),
+    webhooks: own(bounds.webhooks)
+  }
+  return {
+    people: stores.people,
+    locks: stores.locks,
+    signIns: stores.sign_ins,
+    uploads: stores.uploads,
+    finishes: stores.finishes,
+    webhooks: stores.webhooks,
+    redis: undefined,
+    roomForSignIn: async () => stores.people.size < bounds.admitPeopleBelow,
+    sizes: () => Object.fromEntries(FAMILIES.map((family) => [family, stores[family].size])),
+    fullness: async () => undefined,
+    ping: async () => { await stores.people.ping() },
+    close: async () => { await Promise.all(Object.values(stores).map(async (store) => { await store.close() })) }
+  }
+}
+
+function redisFamilies (url: string, { keyPrefix, tlsCa, commandTimeoutMs, logger }: StoreFamiliesOptions): StoreFamilies {
+  const store = createRedisStore({ url, keyPrefix, tlsCa, commandTimeoutMs, logger })
+  const watch = createRedisMemoryWatch(store.redisClient)
+  const bookkeeping = heldBackAbove(store, async () => ((await watch.fullness()) ?? 0) >= BOOKKEEPING_CEILING)
+  return {
+    people: store,
+    locks: store,
+    // Written only for sign-ins let in (roomForSignIn), at most one each: people's tier.
+    signIns: store,
+    uploads: bookkeeping,
+    finishes: bookkeeping,
+    webhooks: bookkeeping,
+    redis: store.redisClient,
+    roomForSignIn: async () => ((await watch.fullness()) ?? 0) < SIGN_IN_CEILING,
+    sizes: () => ({}),
+    fullness: watch.fullness,
+    ping: store.ping,
+    close: store.close
+  }
+}
+
+/**
+ * `store`, with every write that may take more room refused (StoreFullError) while `full()` says
+ * so; reads and deletes always go through.
+ */
+export function heldBackAbove (store: KeyValueStore, full: () => Promise<boolean>): KeyValueStore {
+  const refuse = async (): Promise<void> => {
+    if (await full()) throw new StoreFullError('bookkeeping is held back: redis is nearly full, and the rest of its room is kept for signed-in people')
+  }
+  return {
+    ...store,
+    set: async (key, value, ttlMs) => { await refuse(); await store.set(key, value, ttlMs) },
+    setIfAbsent: async (key, value, ttlMs) => { await refuse(); return await store.setIfAbsent(key, value, ttlMs) },
+    compareAndSet: async (key, expected, value, ttlMs) => { await refuse(); return await store.compareAndSet(key, expected, value, ttlMs) },
+    mapSet: async (key, field, value, ttlMs, removing) => { await refuse(); return await store.mapSet(key, field, value, ttlMs, removing) }
+  }
+}
