@@ -68,3 +68,34 @@ t.test('alice\'s upload turns ready in both her tabs; bob\'s page hears nothing'
   t.match(metrics, /^media_bff_events_delivered_total 4$/m, 'two events to each of alice\'s tabs, none to bob\'s')
   t.same(problems, [], 'no script errors or CSP violations')
 })
+
+t.test('an upload with the browser module\'s defaults (the service finishes it by itself) reaches the page as processing, then ready', async (t) => {
+  const { stack, page, problems } = await openDemo(t, { OAUTH_SCOPES: 'basic user.info upload', WEBHOOK_KEYS: WEBHOOK_KEY }, { processingMs: 4000 })
+  const { bff, emulator } = stack
+  emulator.addWebhook({ user: 'alice', url: `${bff.url}/webhooks/media`, key: WEBHOOK_KEY })
+  await page.goto(`${bff.url}/`)
+  await signInAs(page, bff.url, emulator.baseUrl, 'alice')
+  await waitForFolder(page, 0)
+  // As a website's own page would: the module from media-bff, its defaults, no finishUpload.
+  const heard = await page.evaluate(async () => {
+    const { createMediaBffClient } = await import('/client/media-bff-client.js' as string) as typeof import('../../public/client/media-bff-client.js')
+    const bff = createMediaBffClient()
+    const channel = bff.liveEvents()
+    const statuses: string[] = []
+    const ready = new Promise<void>((resolve) => {
+      channel.on('file', ({ file }) => {
+        if (file.title !== 'Defaults') return
+        statuses.push(String(file.status))
+        if (file.status === 'ready') resolve()
+      })
+    })
+    await new Promise<void>((resolve) => { channel.on('open', () => { resolve() }) })
+    const registration = await bff.registerUpload({ folderId: 0, title: 'Defaults' })
+    const uploaded = await bff.uploadFile(registration, new Blob(['not really a video']), { filename: 'defaults.mp4' })
+    await ready
+    channel.close()
+    return { autofinish: registration.autofinish, files: uploaded.files?.length, statuses }
+  })
+  t.same(heard, { autofinish: true, files: 1, statuses: ['processing', 'ready'] }, 'finished through media-bff by the module, heard processing and then ready')
+  t.same(problems, [], 'no script errors or CSP violations')
+})

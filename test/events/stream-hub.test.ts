@@ -90,6 +90,33 @@ t.test('one session holds at most maxPerSession channels: a new tab closes its o
   t.equal(hub.size, 2)
 })
 
+t.test('one person holds at most maxPerPerson channels, all their sessions together: a new tab closes their oldest', async (t) => {
+  const alice = { person: 'alice' }
+  const { hub, open, drops } = await hubServer(t, { maxPerSession: 8, maxPerPerson: 3 }, { laptop: alice, phone: alice, tablet: alice })
+  const oldest = await open('laptop')
+  await open('phone')
+  await open('bob')
+  await open('tablet')
+  t.equal(hub.size, 4, 'three of alice\'s, one of bob\'s')
+  await open('phone')
+  await oldest.closed
+  t.same(named(oldest, 'closed').map((e) => JSON.parse(e.data)), [{ reason: 'person_limit' }], 'the page is told why')
+  t.same(drops, ['person_limit'])
+  t.equal(hub.size, 4, 'bob kept his')
+})
+
+t.test('a message of several files is one file event each, its id on the last', async (t) => {
+  const { hub, open } = await hubServer(t)
+  const tab = await open('alice')
+  const sent: LiveMessage = { id: newMessageId(), event: 'file', handles: ['alice'], data: { event: 'finished', files: [{ file_id: 1 }, { file_id: 2 }, { file_id: 3 }] } }
+  hub.deliver(sent)
+  await settle()
+  t.same(named(tab, 'file').map((e) => JSON.parse(e.data)), [1, 2, 3].map((id) => ({ file_id: id, event: 'finished' })))
+  t.same(named(tab, 'file').map((e) => e.lastEventId === sent.id), [false, false, true], 'a page that reconnects resumes after the whole message')
+  const back = await open('alice', named(tab, 'ready')[0]?.lastEventId)
+  t.equal(named(back, 'file').length, 3, 'and one that missed it gets all of it')
+})
+
 t.test('a page that left while its request was being checked is not kept', async (t) => {
   const hub = createStreamHub(defaults)
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
