@@ -18,6 +18,8 @@ import { stampedeScenario } from './scenarios/stampede.js'
 import { idleMemoryScenario, redisMemoryScenario } from './scenarios/memory.js'
 import { cpuScenario } from './scenarios/cpu.js'
 import { liveChannelsScenario } from './scenarios/live-channels.js'
+import { BENCH_WEBHOOK_KEY, webhooksScenario } from './scenarios/webhooks.js'
+import { storeSizesScenario } from './scenarios/store-sizes.js'
 
 // Ctrl-C or a kill still runs the exit handlers that stop redis-server (children follow on
 // their own when the IPC channel closes).
@@ -38,7 +40,9 @@ const LIVE_HEARTBEAT_MS = 5_000
 const LIVE_CHANNEL_ENV = { EVENTS_MAX_STREAMS: '100000', EVENTS_HEARTBEAT: `${LIVE_HEARTBEAT_MS / 1000}s`, RATE_LIMIT_EVENTS_PER_MINUTE: '1000000', RATE_LIMIT_LOGIN_PER_MINUTE: '1000000' }
 // Only what the chosen scenarios need is started.
 const needsMemory = wants('session', 'register', 'relay', 'cpu', 'stampede')
-const needsRedis = wants('session', 'redis-memory', 'redis-trips', 'stampede')
+const needsRedis = wants('session', 'redis-memory', 'redis-trips', 'stampede', 'webhooks', 'store-sizes')
+const WEBHOOK_PREFIX = 'bench-webhooks:'
+const WEBHOOK_ENV = { WEBHOOK_KEYS: BENCH_WEBHOOK_KEY, RATE_LIMIT_WEBHOOKS_PER_MINUTE: '100000000', OAUTH_SCOPES: 'basic user.info upload manage' }
 const redis: BenchRedis | undefined = needsRedis ? await startBenchRedis() : undefined
 const none = Promise.resolve(undefined)
 // Started together while nothing is measured (start-up is mostly loading code); each stack then
@@ -55,10 +59,15 @@ const stacks = await Promise.allSettled([
     }),
   wants('idle-memory') ? startBffStack({}, {}, { nodeFlags: IDLE_MEMORY_FLAGS }) : none,
   // A stack of its own for the live channels: they stay open until it stops.
-  wants('live-channels') ? startBffStack(LIVE_CHANNEL_ENV, {}, { nodeFlags: IDLE_MEMORY_FLAGS }) : none
+  wants('live-channels') ? startBffStack(LIVE_CHANNEL_ENV, {}, { nodeFlags: IDLE_MEMORY_FLAGS }) : none,
+  // Webhooks: two instances on Redis, and one in memory for its accept rate.
+  wants('webhooks') && redis !== undefined
+    ? startBffStack({ ...WEBHOOK_ENV, REDIS_URL: redis.url, REDIS_KEY_PREFIX: WEBHOOK_PREFIX }).then(async (stack) => { await stack.addInstance(); return stack })
+    : none,
+  wants('webhooks') ? startBffStack(WEBHOOK_ENV) : none
 ])
 try {
-  const [memoryStack, redisStack, idleStack, liveStack] = stacks.map((outcome) => {
+  const [memoryStack, redisStack, idleStack, liveStack, webhookStack, webhookMemoryStack] = stacks.map((outcome) => {
     if (outcome.status === 'rejected') throw outcome.reason
     return outcome.value
   })
@@ -93,6 +102,14 @@ try {
   if (wants('live-channels')) {
     step(`${plan.liveChannels} live channels open on one instance`)
     results.liveChannels = await liveChannelsScenario(running(liveStack), plan.liveChannels, LIVE_HEARTBEAT_MS)
+  }
+  if (wants('webhooks') && redis !== undefined) {
+    step(`webhooks: accepted per second, then ${plan.webhooks.samples} webhook-to-page trips across two instances and ${plan.webhooks.kills} with the instance that took the follow-up killed`)
+    results.webhooks = await webhooksScenario(running(webhookStack), redis, WEBHOOK_PREFIX, running(webhookMemoryStack).bff.url, plan.webhooks)
+  }
+  if (wants('store-sizes') && redis !== undefined) {
+    step(`store families filled to their bounds (MEMORY_MAX_SESSIONS=${plan.storeSizes.maxSessions}), and bytes per unit on Redis`)
+    results.storeSizes = await storeSizesScenario(redis, plan.storeSizes.maxSessions, plan.storeSizes.redisUnits)
   }
 } finally {
   for (const outcome of stacks) if (outcome.status === 'fulfilled') await outcome.value?.stop()

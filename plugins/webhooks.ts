@@ -62,6 +62,7 @@ export default fp(async (app) => {
     publish: app.eventBus.publish
   }
   const follow = async (job: FollowUp): Promise<FollowUpResult> => {
+    app.log.debug({ webhookId: job.id, event: job.event }, 'following a webhook up')
     try {
       const outcome = await followHint(parts, job)
       app.metrics.webhookFollowUp(outcome)

@@ -3,7 +3,7 @@
 // scenarios run (--only register,relay: those alone; the report then is printed, not written).
 
 /** Scenario names for --only, in the order run.ts runs them. */
-export const SCENARIOS = ['session', 'register', 'relay', 'cpu', 'redis-memory', 'redis-trips', 'stampede', 'idle-memory', 'live-channels'] as const
+export const SCENARIOS = ['session', 'register', 'relay', 'cpu', 'redis-memory', 'redis-trips', 'stampede', 'idle-memory', 'live-channels', 'webhooks', 'store-sizes'] as const
 export type ScenarioName = typeof SCENARIOS[number]
 
 export interface Plan {
@@ -31,6 +31,13 @@ export interface Plan {
   redisTripRequests: number
   /** Live channels (GET /events) one instance is made to hold open. */
   liveChannels: number
+  /**
+   * Webhooks: the accept rate at `connections` for `seconds` (memory and Redis), webhook-to-page
+   * `samples` across two instances, and `kills` of the instance that took a follow-up.
+   */
+  webhooks: { connections: number, seconds: number, samples: number, kills: number }
+  /** Store families filled to their bounds at this MEMORY_MAX_SESSIONS; `redisUnits` of each kind on Redis. */
+  storeSizes: { maxSessions: number, redisUnits: number }
 }
 
 /** --only a,b or --only=a,b; unknown names are an error, so a typo does not run nothing. */
@@ -67,7 +74,9 @@ export function planFrom (argv: string[]): Plan {
       cpuRegistrations: 1000,
       relay: { connections: 10, seconds: 1.5, rounds: 1, files: 20, hostileConnections: 4, hostileSeconds: 3 },
       redisTripRequests: 200,
-      liveChannels: 800
+      liveChannels: 800,
+      webhooks: { connections: 10, seconds: 1.5, samples: 30, kills: 1 },
+      storeSizes: { maxSessions: 5_000, redisUnits: 200 }
     }
   }
   return {
@@ -85,6 +94,8 @@ export function planFrom (argv: string[]): Plan {
     cpuRegistrations: 5000,
     relay: { connections: 10, seconds: 3, rounds: 3, files: 20, hostileConnections: 4, hostileSeconds: 5 },
     redisTripRequests: 1000,
-    liveChannels: 4000
+    liveChannels: 4000,
+    webhooks: { connections: 10, seconds: 5, samples: 200, kills: 3 },
+    storeSizes: { maxSessions: 50_000, redisUnits: 1000 }
   }
 }

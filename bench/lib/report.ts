@@ -10,6 +10,8 @@ import type { StampedeResult } from '../scenarios/stampede.js'
 import type { IdleMemoryResult, RedisMemoryResult } from '../scenarios/memory.js'
 import type { LiveChannelsResult } from '../scenarios/live-channels.js'
 import type { CpuResult } from '../scenarios/cpu.js'
+import type { WebhooksResult } from '../scenarios/webhooks.js'
+import type { StoreSizesResult } from '../scenarios/store-sizes.js'
 import type { SelfTime } from './profile-top.js'
 import type { LoadResult } from './load.js'
 import type { LoopDelay } from './child.js'
@@ -27,6 +29,8 @@ export interface Results {
   stampedes: StampedeResult[]
   idleMemory?: IdleMemoryResult
   liveChannels?: LiveChannelsResult
+  webhooks?: WebhooksResult
+  storeSizes?: StoreSizesResult
   redisMemory?: RedisMemoryResult
   cpu?: CpuResult
   profiles: Array<{ name: string, file: string, top: SelfTime[] }>
@@ -183,6 +187,26 @@ export function renderResults (r: Results, analysis: string | undefined): string
       ['CPU while idle, all channels open', `${live.openCpuMsPerSecond.toFixed(1)} ms/s`, `the same, with a heartbeat to every channel every ${live.heartbeatMs / 1000} s`],
       ['finish to the event in each of 8 tabs', `${ms(live.deliveryMsMedian)} median, ${ms(live.deliveryMsMax)} max`, 'from the finish\'s answer to the event\'s arrival in each tab of the uploader, with every other channel open']
     ]), '')
+  }
+  const hooks = r.webhooks
+  if (hooks !== undefined) {
+    out.push('## Webhooks', '')
+    out.push(table(['measure', 'value', 'how'], [
+      ['accepted per second, one instance, in memory', rps(hooks.acceptedPerSecond.memory), `signed webhooks, each a new id, at ${hooks.connections} connections for ${hooks.seconds} s: verified, deduplicated, the follow-up queued before the 202 and then done in the same process`],
+      ['accepted per second, one instance, on Redis', rps(hooks.acceptedPerSecond.redis), 'the same, the follow-up queued in the Redis stream (XADD) and worked by both instances'],
+      ['webhook to page, another instance', `${ms(hooks.latency.p50)} p50, ${ms(hooks.latency.p99)} p99`, `${hooks.latency.samples} webhooks sent to instance A, each about a file changed at the service, to the event on the person's page held by instance B`],
+      ['webhook to page, the instance that took it killed', `${ms(hooks.killed.median)} median, ${ms(hooks.killed.max)} max`, `${hooks.killed.samples} times: the service slow to answer, the instance holding the follow-up killed (SIGKILL) after its 202; the other takes it over after WEBHOOK_TAKEOVER_AFTER (default ${hooks.killed.takeoverAfterMs / 1000} s)`]
+    ]), '')
+  }
+  const sizes = r.storeSizes
+  if (sizes !== undefined) {
+    out.push(`## Store families at their bounds (in memory, MEMORY_MAX_SESSIONS=${sizes.memory.maxSessions})`, '')
+    out.push(table(['family', 'unit', 'units', 'entries', 'heap', 'per unit'], sizes.memory.rows.map((row) => [
+      row.family, row.unit, String(row.units), String(row.entries), `${(row.bytes / 1_048_576).toFixed(1)} MB`, bytes(row.bytes / row.units)
+    ])), '')
+    out.push('## Redis bytes per unit (MEMORY USAGE)', '')
+    out.push(table(['unit', 'bytes'], sizes.redis.rows.map((row) => [row.unit, bytes(row.bytes)])), '')
+    out.push(`Averages over ${sizes.redis.units} units of each kind, written by media-bff's own modules.`, '')
   }
   if (r.redisTrips !== undefined) {
     out.push('## Redis round trips per request (Redis store)', '')
