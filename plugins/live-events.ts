@@ -56,6 +56,7 @@ export default fp(async (app) => {
     onCount: (count) => { app.metrics.openStreams(count) }
   })
   const stopListening = app.eventBus.subscribe((message) => { hub.deliver(message) })
+  app.metrics.gauge('media_bff_event_replay_messages', 'Live messages kept on this instance for pages that reconnect (at most 2,000, for 2 minutes)', () => hub.replayable)
   app.addHook('preClose', async () => {
     stopListening()
     hub.closeAll()

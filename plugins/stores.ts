@@ -57,6 +57,8 @@ export default fp(async (app) => {
   })
   const cipher = createTokenCipher(config.tokenKeys)
   app.decorate('stores', stores)
+  app.metrics.gaugeByLabel('media_bff_store_entries', 'Entries in each in-memory store (without REDIS_URL): people, locks, sign_ins, uploads, finishes, webhooks', 'store', () => stores.sizes())
+  app.metrics.gauge('media_bff_redis_memory_fullness', 'The fullest Redis master\'s used share of its maxmemory (absent without maxmemory): bookkeeping stops at 0.8, new sign-ins at 0.9', async () => await stores.fullness().catch(() => undefined))
   let refusing = false
   app.decorate('roomForSignIn', async () => {
     const room = await stores.roomForSignIn()
@@ -113,7 +115,7 @@ export default fp(async (app) => {
     await eventBus.close()
     await stores.close()
   })
-}, { name: 'stores', dependencies: ['config'] })
+}, { name: 'stores', dependencies: ['config', 'metrics'] })
 
 /** The fields of a stored session that say whether it is live, checked: the store is input too. */
 function sessionRecordOf (loaded: unknown): SessionRecord | undefined {

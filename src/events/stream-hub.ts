@@ -109,6 +109,9 @@ export function createStreamHub (options: StreamHubOptions) {
   return {
     get size (): number { return streams.size },
 
+    /** Messages kept for pages that reconnect (at most replayMax, for replayWindowMs). */
+    get replayable (): number { return recent.length },
+
     /** Whether one more channel may open: asked before its answer starts. */
     hasRoom (): boolean { return streams.size < options.maxStreams },
 

@@ -49,6 +49,9 @@ t.test('a flood of webhooks and registrations pushes nobody out; the operators\'
   t.comment(`after ${floods} webhooks and ${3 * bounds.uploads} registrations: ${JSON.stringify(sizes)}`)
   t.equal(sizes.webhooks, bounds.webhooks, 'webhook ids and tokens held at their own bound')
   t.equal(sizes.uploads, bounds.uploads, 'registrations held at theirs')
+  const metrics = await (await request(`${stack.bff.url}/metrics`)).body.text()
+  t.match(metrics, new RegExp(`^media_bff_store_entries\\{store="webhooks"\\} ${bounds.webhooks}$`, 'm'), 'each store\'s size is a metric')
+  t.match(metrics, /^media_bff_store_entries\{store="people"\} \d+$/m)
 
   t.equal((await idle.get('/auth/session')).json().authenticated, true, 'the idle person is still signed in')
   const lever = await active.fetch('DELETE', `/operator/users/default/${encodeURIComponent(aliceId)}/sessions`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'x-csrf': '1' } })

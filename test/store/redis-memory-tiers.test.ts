@@ -69,4 +69,7 @@ t.test('bookkeeping stops first, then new sign-ins; the people signed in keep wo
   t.equal((await alice.post('/auth/session/keepalive')).json().authenticated, true, 'her session is written too')
   t.equal((await newcomer.get('/auth/session')).json().authenticated, true)
   t.ok(await fullness() < 1, 'and Redis never had to refuse them')
+  const metrics = await (await request(`${stack.bff.url}/metrics`)).body.text()
+  const shown = Number(/^media_bff_redis_memory_fullness (\S+)$/m.exec(metrics)?.[1])
+  t.ok(shown > SIGN_IN_CEILING && shown < 1, `how full Redis is, as a metric (${shown})`)
 })
