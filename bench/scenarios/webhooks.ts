@@ -4,11 +4,10 @@
 // and when the instance that took its follow-up is killed (SIGKILL) and another takes it over.
 // Each sample changes the file at the service first (a new title): a page is told each state of
 // a file once, so an unchanged file announces nothing.
-import { randomUUID } from 'node:crypto'
 import { Agent, Pool, request } from 'undici'
 import { Browser } from '../../test/helpers/http-client.js'
 import { signIn } from '../../test/helpers/sign-in.js'
-import { signatureOf } from '../../src/webhooks/webhook-signature.js'
+import { signedWebhook as signed } from '../../test/helpers/webhooks.js'
 import { startBffProcess, type BffStack, type ServerProcess } from '../lib/stack.js'
 import type { BenchRedis } from '../lib/redis.js'
 import { median, quantile } from '../lib/stats.js'
@@ -26,11 +25,7 @@ export interface WebhooksResult {
   killed: { median: number, max: number, samples: number, takeoverAfterMs: number }
 }
 
-const signedWebhook = (fileId: number): string => {
-  const timestamp = String(Math.floor(Date.now() / 1000))
-  const token = randomUUID().replaceAll('-', '')
-  return JSON.stringify({ signature: { timestamp, token, signature: signatureOf(BENCH_WEBHOOK_KEY, timestamp, token) }, id: randomUUID(), event: 'file_transcode', api_version: '2024-06-01', data: { file_id: fileId } })
-}
+const signedWebhook = (fileId: number): string => signed(BENCH_WEBHOOK_KEY, { fileId })
 
 /** Webhooks about a file nobody finished through media-bff: accepted, queued, followed up (unknown_file). */
 export async function acceptRate (url: string, connections: number, seconds: number): Promise<number> {

@@ -5,22 +5,15 @@
 // MEMORY_MAX_SESSIONS is small here so the bounds are reached in a moment; the stores are sized
 // from it exactly as with the default.
 import t from 'tap'
-import { randomUUID } from 'node:crypto'
 import { request } from 'undici'
 import { startStack, UNLIMITED_RATES } from '../helpers/bff.js'
 import { signIn } from '../helpers/sign-in.js'
-import { signatureOf } from '../../src/webhooks/webhook-signature.js'
+import { signedWebhook } from '../helpers/webhooks.js'
 import { memoryBounds } from '../../src/store/store-families.js'
 
 const WEBHOOK_KEY = 'webhook-key-0123456789-abcdefghijkl'
 const OPERATOR_TOKEN = 'operator-token-0123456789-abcdefghijklmnop'
 const MAX_SESSIONS = 20
-
-const signedWebhook = (): string => {
-  const timestamp = String(Math.floor(Date.now() / 1000))
-  const token = randomUUID().replaceAll('-', '')
-  return JSON.stringify({ signature: { timestamp, token, signature: signatureOf(WEBHOOK_KEY, timestamp, token) }, id: randomUUID(), event: 'file_transcode', api_version: '2024-06-01', data: { file_id: 1 } })
-}
 
 t.test('a flood of webhooks and registrations pushes nobody out; the operators\' lever finds everyone', async (t) => {
   const stack = await startStack({
@@ -37,7 +30,7 @@ t.test('a flood of webhooks and registrations pushes nobody out; the operators\'
   const floods = 10 * bounds.webhooks
   const answers: number[] = []
   for (let i = 0; i < floods; i++) {
-    const answer = await request(`${stack.bff.url}/webhooks/media`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: signedWebhook() })
+    const answer = await request(`${stack.bff.url}/webhooks/media`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: signedWebhook(WEBHOOK_KEY) })
     await answer.body.dump()
     answers.push(answer.statusCode)
     // alice keeps working meanwhile: the most recently used entries are hers.

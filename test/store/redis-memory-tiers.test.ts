@@ -10,7 +10,7 @@ import { request } from 'undici'
 import { startStack, UNLIMITED_RATES } from '../helpers/bff.js'
 import { startRedis } from '../helpers/redis.js'
 import { signIn } from '../helpers/sign-in.js'
-import { signatureOf } from '../../src/webhooks/webhook-signature.js'
+import { signedWebhook } from '../helpers/webhooks.js'
 import { BOOKKEEPING_CEILING, SIGN_IN_CEILING, usedShare } from '../../src/store/redis-memory.js'
 
 const WEBHOOK_KEY = 'webhook-key-0123456789-abcdefghijkl'
@@ -23,12 +23,6 @@ const fullness = async (): Promise<number> => usedShare(await raw.info('memory')
 /** Fills Redis with keys of nobody's until it is `share` full. */
 const fillTo = async (share: number): Promise<void> => {
   for (let i = 0; await fullness() < share; i++) await raw.set(`junk:${randomUUID()}`, 'x'.repeat(8 * 1024))
-}
-
-const signedWebhook = (): string => {
-  const timestamp = String(Math.floor(Date.now() / 1000))
-  const token = randomUUID().replaceAll('-', '')
-  return JSON.stringify({ signature: { timestamp, token, signature: signatureOf(WEBHOOK_KEY, timestamp, token) }, id: randomUUID(), event: 'file_transcode', api_version: '2024-06-01', data: { file_id: 1 } })
 }
 
 t.test('bookkeeping stops first, then new sign-ins; the people signed in keep working', async (t) => {
@@ -44,7 +38,7 @@ t.test('bookkeeping stops first, then new sign-ins; the people signed in keep wo
   await fillTo(BOOKKEEPING_CEILING - 0.03)
   let refusal
   for (let i = 0; i < 20_000 && refusal === undefined; i++) {
-    const answer = await request(`${stack.bff.url}/webhooks/media`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: signedWebhook() })
+    const answer = await request(`${stack.bff.url}/webhooks/media`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: signedWebhook(WEBHOOK_KEY) })
     const body = await answer.body.json() as { error?: string }
     if (answer.statusCode !== 202) refusal = { status: answer.statusCode, body, retryAfter: answer.headers['retry-after'] }
   }

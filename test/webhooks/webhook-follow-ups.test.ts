@@ -4,23 +4,18 @@
 // as requests do (refresh and retry on invalid_token); a finish tells the pages in one message and
 // answers without waiting for the bus.
 import t, { type Test } from 'tap'
-import { randomUUID } from 'node:crypto'
 import { request } from 'undici'
 import { startStack, UNLIMITED_RATES } from '../helpers/bff.js'
 import { signIn } from '../helpers/sign-in.js'
 import { uploadDirect } from '../helpers/direct-upload.js'
 import { openChannel } from '../helpers/event-stream.js'
-import { signatureOf } from '../../src/webhooks/webhook-signature.js'
+import { signedWebhook } from '../helpers/webhooks.js'
 import { pollUntil } from '../emulator/poll.js'
 import type { LiveMessage } from '../../src/events/live-message.js'
 
 const WEBHOOK_KEY = 'webhook-key-0123456789-abcdefghijkl'
 
-const webhookAbout = (fileId: number, id = randomUUID()): string => {
-  const timestamp = String(Math.floor(Date.now() / 1000))
-  const token = randomUUID().replaceAll('-', '')
-  return JSON.stringify({ signature: { timestamp, token, signature: signatureOf(WEBHOOK_KEY, timestamp, token) }, id, event: 'file_transcode', api_version: '2024-06-01', data: { file_id: fileId } })
-}
+const webhookAbout = (fileId: number): string => signedWebhook(WEBHOOK_KEY, { fileId })
 
 async function stackWithUpload (t: Test, env: Record<string, string> = {}) {
   const stack = await startStack({
