@@ -80,7 +80,8 @@ export default fp(async (app) => {
     receive: async (tenant: string, body: unknown) => await intake.receive(tenant, keys.get(tenant) ?? [], body, async (hint) =>
       await queue.add({ tenant, id: hint.id, event: hint.event, fileId: hint.fileId, acceptedAt: Date.now() })),
     idle: async () => {
-      while ((await queue.stats()).waiting > 0) await new Promise((resolve) => setTimeout(resolve, 25))
+      // A store that cannot be asked (Redis reconnecting) is asked again.
+      while ((await queue.stats().catch(() => ({ waiting: 1 }))).waiting > 0) await new Promise((resolve) => setTimeout(resolve, 25))
     }
   })
   app.metrics.gauge('media_bff_webhook_follow_ups_waiting', 'Accepted webhooks whose follow-up waits or runs (on Redis: in the deployment\'s stream)', async () => (await queue.stats().catch(() => undefined))?.waiting)

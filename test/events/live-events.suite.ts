@@ -176,8 +176,10 @@ export function liveEventsSuite (t: Test, storeEnv: () => Record<string, string>
     // Not processed while the test looks: its only webhooks are the upload's and the trash's.
     stack.emulator.configure({ processingMs: 600_000 })
     const alice = await signedIn(stack.bff.browser())
-    const fileId = await upload(alice, 'Short-lived')
+    // Open before the upload, and past its finish: a finish is announced after its answer.
     const page = await stack.channelOf(alice)
+    const fileId = await upload(alice, 'Short-lived')
+    await page.waitFor('file', 1)
     // The service's file_upload, sent as the file arrived, followed up first (on Redis it may be
     // followed up after the finish, by either instance).
     await pollUntil('the service\'s file_upload taken', () => stack.emulator.webhooksSent(), (sent) => sent.some((one) => one.event === 'file_upload' && one.status === 202))
@@ -199,7 +201,7 @@ export function liveEventsSuite (t: Test, storeEnv: () => Record<string, string>
     t.equal((await stack.emulator.sendWebhook({ user: 'alice', event: 'file_transcode', data: { file_id: 987654 } })).status, 202)
     await stack.bff.inner.webhooks.idle()
     t.ok(stack.emulator.webhooksSent().some((sent) => sent.event === 'file_trash' && sent.status === 202), 'the service\'s file_trash was taken')
-    t.same(page.data('file'), [], 'alice\'s page heard nothing')
+    t.same(page.data('file').map((file) => file.event), ['finished'], 'alice\'s page heard nothing after the finish')
     t.equal(await followUps(stack, 'outcome="unreadable"'), unreadableBefore + 2, 'the deleted file and the one not hers')
     t.equal(await followUps(stack, 'outcome="unknown_file"'), unknownBefore + 1, 'the one never finished through media-bff')
   })
