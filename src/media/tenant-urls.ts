@@ -48,7 +48,7 @@ const SCHEME = [0x68, 0x74, 0x74, 0x70] // h t t p
  * the scheme case-insensitively, so only a string that, read the same way, starts with `http:`
  * or `https:` can become one; a tenant's API is always http(s), so for anything else
  * underTenantApi's answer is already known. False never refuses a string the full check would
- * accept (test/relay/local-link.test.ts).
+ * accept (test/relay/local-link.unit.test.ts).
  */
 export function mayBeHttpUrl (value: string): boolean {
   let i = 0
