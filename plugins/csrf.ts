@@ -2,7 +2,9 @@
 // cross-site form cannot send and a cross-site fetch cannot send without a CORS preflight we
 // never grant) and, when the browser says where the request comes from, an allowed Origin.
 // A route that no browser calls and that carries no cookie's authority (the media service's
-// webhooks, verified by their own signature) says so with `config: { serverToServer: true }`.
+// webhooks, verified by their own signature) says so with `config: { serverToServer: true }`; a
+// reading route that a foreign page must not use with the cookie's authority either (the live
+// channel, held open) asks for the Origin check alone with `config: { allowedOriginsOnly: true }`.
 import fp from 'fastify-plugin'
 import { AppError } from '../src/errors.js'
 
@@ -10,6 +12,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Called by servers, never with a session: exempt from the CSRF check. */
     serverToServer?: boolean
+    /** A safe method that still refuses a foreign Origin (no X-CSRF asked: an EventSource cannot send it). */
+    allowedOriginsOnly?: boolean
   }
 }
 
@@ -18,8 +22,10 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 export default fp(async (app) => {
   const allowed = new Set(app.config.allowedOrigins)
   app.addHook('onRequest', async (request) => {
-    if (SAFE_METHODS.has(request.method) || request.routeOptions.config.serverToServer === true) return
-    if (request.headers['x-csrf'] !== '1') {
+    const { config } = request.routeOptions
+    const safe = SAFE_METHODS.has(request.method)
+    if ((safe && config.allowedOriginsOnly !== true) || config.serverToServer === true) return
+    if (!safe && request.headers['x-csrf'] !== '1') {
       throw new AppError('csrf_failed', 'This request needs the header X-CSRF: 1.')
     }
     const origin = request.headers.origin

@@ -1,5 +1,7 @@
 // The one place where failures become the contract's JSON errors (README.md, "The contract").
-// Routes and domain code throw; nothing here ever answers a bare 500 for bad input.
+// Routes and domain code throw; nothing here ever answers a bare 500 for bad input. It only maps:
+// what a failure means for the session (a grant gone ends the sign-in) is done where it is found
+// (plugins/grants.ts).
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, LOGIN_URL, loginRequired, type ErrorCode } from '../src/errors.js'
@@ -16,30 +18,26 @@ export default fp(async (app) => {
   })
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
-    const appError = await toAppError(error, request, reply)
+    const appError = toAppError(error, request)
     if (appError.status >= 500) {
       request.log.warn({ err: { type: error.name, message: error.message, code: appError.code } }, 'request failed')
     }
     return await send(reply, appError)
   })
-}, { name: 'errors', dependencies: ['session'] })
+}, { name: 'errors' })
 
 async function send (reply: FastifyReply, error: AppError): Promise<FastifyReply> {
   if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter))
   return await reply.code(error.status).header('cache-control', 'no-store').send(error.toBody())
 }
 
-async function toAppError (error: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<AppError> {
+function toAppError (error: FastifyError, request: FastifyRequest): AppError {
   if (error instanceof AppError) return error
   if (error instanceof StoreUnavailableError) {
     return new AppError('unavailable', 'The session store cannot be reached right now; your session is kept. Try again shortly.', { retryAfter: STORE_RETRY_AFTER_S })
   }
-  if (error instanceof GrantMissingError) {
-    await endSignInQuietly(request, reply)
-    return loginRequired()
-  }
+  if (error instanceof GrantMissingError) return loginRequired()
   if (error instanceof GrantEndedError) {
-    await endSignInQuietly(request, reply)
     return new AppError('reauth_required', 'Your sign-in with the media service has ended. Please sign in again.', { details: { login_url: LOGIN_URL } })
   }
   if (error instanceof RefreshUnavailableError) {
@@ -123,13 +121,5 @@ function refusalCode (status: number): ErrorCode {
       return 'rate_limited'
     default:
       return 'upstream_refused'
-  }
-}
-
-async function endSignInQuietly (request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  try {
-    await request.server.endSignIn(request, reply, 'ended')
-  } catch {
-    // The store is failing too; the sign-in is dead either way and the next call will tell.
   }
 }

@@ -1,33 +1,35 @@
-// The signed-in user's grant, for routes: the token refresher (`tokens`), scope requirements
-// declared in one place (`requireScopes`), and upstream calls made with a fresh token, retried
-// once after a refresh when the service refuses the token (`withAccessToken`).
+// The signed-in session's grant, for routes: the token refresher (`tokens`), and the scopes a
+// route needs, declared on the route (`config: { scopes: [...] }`, as @fastify/rate-limit takes
+// its settings) and enforced by one hook, which hands the route its `request.access`: the grant
+// as read, its tenant, and the one way to call the service with its token. A sign-in whose grant
+// is gone ends here, where that is found out, not in the error handler.
 import fp from 'fastify-plugin'
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, LOGIN_URL, loginRequired } from '../src/errors.js'
-import { GrantMissingError } from '../src/grants/grant-errors.js'
-import type { Grant, StoredGrant } from '../src/grants/grant-store.js'
+import { GrantEndedError, GrantMissingError } from '../src/grants/grant-errors.js'
 import { createTokenRefresher, type TokenRefresher } from '../src/grants/token-refresher.js'
 import { withAccessToken } from '../src/grants/with-access-token.js'
 import { checkScopes } from '../src/oauth/scope-check.js'
 import { safeReturnPath } from '../src/oauth/return-to.js'
+import type { Access } from '../src/grants/access.js'
 
 /** How long a refresh may take before its caller stops waiting; the refresh itself goes on. */
 const LOCK_WAIT_MARGIN_MS = 5_000
 
 declare module 'fastify' {
-  interface FastifyInstance {
-    tokens: TokenRefresher
-    requireScopes: (...scopes: string[]) => preHandlerAsyncHookHandler
+  interface FastifyContextConfig {
     /**
-     * Scopes a sign-in may ask for (`scope=` on /auth/login): OAUTH_SCOPES and every scope some
-     * route requires. Complete once the routes are registered, which is before the first request.
+     * Scopes the signed-in session's grant must hold for this route (empty: signed in with a live
+     * grant); request.access is then set. Routes without it are open to anyone.
      */
-    requestableScopes: ReadonlySet<string>
-    withAccessToken: <T>(request: FastifyRequest, call: (token: string, grant: Grant) => Promise<T>) => Promise<T>
+    scopes?: readonly string[]
   }
   interface FastifyRequest {
-    /** The grant record as requireScopes read it, reused by withAccessToken. */
-    storedGrant?: StoredGrant
+    /** Set once the route's `scopes` are checked; see Access. */
+    access: Access | undefined
+  }
+  interface FastifyInstance {
+    tokens: TokenRefresher
   }
 }
 
@@ -51,37 +53,43 @@ export default fp(async (app) => {
     onLockWait: (seconds) => app.metrics.lockWait(seconds)
   }))
 
-  app.decorateRequest('storedGrant', undefined)
-  const requestable = new Set(config.oauth.scopes)
-  app.decorate<ReadonlySet<string>>('requestableScopes', requestable)
+  /** Ends the sign-in whose grant is gone; the store failing too changes nothing for the answer. */
+  const endedWith = async (request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<never> => {
+    await app.endSignIn(request, reply, 'ended').catch(() => {})
+    throw error
+  }
 
-  app.decorate('requireScopes', (...required: string[]): preHandlerAsyncHookHandler => {
-    for (const scope of required) requestable.add(scope)
-    return async function requireScopes (request) {
-      const grantId = request.session?.grantId
-      if (grantId === undefined) throw loginRequired()
-      const stored = await app.grants.read(grantId)
-      if (stored === undefined) throw new GrantMissingError()
-      const verdict = checkScopes(stored.grant.scopes, required, request.session.deniedScopes)
-      if (!verdict.ok && verdict.kind === 'scope_not_granted') {
-        throw new AppError('scope_not_granted', `Your account does not have the right to ${verdict.missing.join(', ')}; ask an administrator of the media service.`, {
-          details: { required_scopes: verdict.missing }
-        })
-      }
-      if (!verdict.ok) {
-        const query = new URLSearchParams({ scope: verdict.reauthorizeScopes.join(' '), return_to: refererPath(request) })
-        throw new AppError('insufficient_scope', `This needs your permission for ${verdict.missing.join(', ')}.`, {
-          details: { required_scopes: verdict.missing, reauthorize_url: `${LOGIN_URL}?${query.toString()}` }
-        })
-      }
-      request.storedGrant = stored
+  app.decorateRequest('access', undefined)
+  app.addHook('preHandler', async (request, reply) => {
+    const required = request.routeOptions.config.scopes
+    if (required === undefined) return
+    const { signedIn } = request
+    if (signedIn === undefined) throw loginRequired()
+    const stored = await app.grants.read(signedIn.grantId)
+    const tenant = stored === undefined ? undefined : config.tenants.get(stored.grant.tenant)
+    // The grant ended (elsewhere, or it expired), or its tenant left the configuration.
+    if (stored === undefined || tenant === undefined) return await endedWith(request, reply, loginRequired())
+    const verdict = checkScopes(stored.grant.scopes, required, signedIn.deniedScopes)
+    if (!verdict.ok && verdict.kind === 'scope_not_granted') {
+      throw new AppError('scope_not_granted', `Your account does not have the right to ${verdict.missing.join(', ')}; ask an administrator of the media service.`, {
+        details: { required_scopes: verdict.missing }
+      })
     }
-  })
-
-  app.decorate('withAccessToken', async function <T> (request: FastifyRequest, call: (token: string, grant: Grant) => Promise<T>): Promise<T> {
-    const grantId = request.session?.grantId
-    if (grantId === undefined) throw new GrantMissingError()
-    return await withAccessToken(app.tokens, grantId, call, request.storedGrant)
+    if (!verdict.ok) {
+      const query = new URLSearchParams({ scope: verdict.reauthorizeScopes.join(' '), return_to: refererPath(request) })
+      throw new AppError('insufficient_scope', `This needs your permission for ${verdict.missing.join(', ')}.`, {
+        details: { required_scopes: verdict.missing, reauthorize_url: `${LOGIN_URL}?${query.toString()}` }
+      })
+    }
+    request.access = {
+      signedIn,
+      grant: stored.grant,
+      tenant,
+      withToken: async (call) => await withAccessToken(app.tokens, signedIn.grantId, call, stored).catch(async (error: unknown) => {
+        if (error instanceof GrantEndedError || error instanceof GrantMissingError) return await endedWith(request, reply, error)
+        throw error
+      })
+    }
   })
 }, { name: 'grants', dependencies: ['config', 'stores', 'session', 'media', 'metrics'] })
 

@@ -6,8 +6,7 @@ import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { createStreamHub } from '../src/events/stream-hub.js'
 import { AppError, loginRequired } from '../src/errors.js'
-import { newSessionHandle } from '../src/sessions/session-index.js'
-import { personOf } from '../src/sessions/person-sessions.js'
+import type { SignedIn } from '../src/sessions/signed-in.js'
 import { MAX_FILES_PER_MESSAGE, newMessageId } from '../src/events/live-message.js'
 import type { MediaFileView } from '../src/media/read-media-file.js'
 
@@ -23,7 +22,7 @@ declare module 'fastify' {
      * Resolves once the files are remembered; the telling does not wait for the bus. Never fails:
      * the upload is done either way.
      */
-    announceFinished: (session: FastifyRequest['session'], tenant: string, files: readonly MediaFileView[]) => Promise<void>
+    announceFinished: (signedIn: SignedIn, files: readonly MediaFileView[]) => Promise<void>
   }
 }
 
@@ -41,7 +40,7 @@ const FULL_RETRY_AFTER_S = 5
 const MAX_REMEMBERED_FILES = 1_000
 
 export default fp(async (app) => {
-  const { events, session: settings } = app.config
+  const { events } = app.config
   const hub = createStreamHub({
     maxStreams: events.maxStreams,
     maxPerSession: MAX_PER_SESSION,
@@ -62,17 +61,16 @@ export default fp(async (app) => {
     hub.closeAll()
   })
 
-  const tell = async (session: FastifyRequest['session'], handle: string, files: readonly MediaFileView[]): Promise<void> => {
-    const person = personOf(session)
+  const tell = async ({ person, handle }: SignedIn, files: readonly MediaFileView[]): Promise<void> => {
     const handles = person === undefined ? [handle] : (await app.personSessions.list(person)).map((live) => live.handle)
     if (!handles.includes(handle)) handles.push(handle)
     await app.eventBus.publish({ id: newMessageId(), event: 'file', handles, data: { event: 'finished', files: files.slice(0, MAX_FILES_PER_MESSAGE) } })
   }
 
-  app.decorate('announceFinished', async (session: FastifyRequest['session'], tenant: string, files: readonly MediaFileView[]) => {
-    const { handle, grantId } = session
-    if (handle === undefined || grantId === undefined || files.length === 0) return
-    const owner = { handle, sid: session.sessionId, grantId, ...(session.user?.id === undefined ? {} : { userId: session.user.id }) }
+  app.decorate('announceFinished', async (signedIn: SignedIn, files: readonly MediaFileView[]) => {
+    if (files.length === 0) return
+    const { handle, sid, grantId, tenant, person } = signedIn
+    const owner = { handle, sid, grantId, ...(person === undefined ? {} : { userId: person.userId }) }
     let untold = files
     try {
       const told = await Promise.all(files.slice(0, MAX_REMEMBERED_FILES).map(async (file) => {
@@ -84,25 +82,19 @@ export default fp(async (app) => {
       app.log.warn({ err: error, files: files.length }, 'finished files could not be remembered: their pages hear of them now, but not when they are ready')
     }
     if (untold.length === 0) return
-    tell(session, handle, untold).catch((error: unknown) => {
+    tell(signedIn, untold).catch((error: unknown) => {
       app.log.warn({ err: error }, 'finished files could not be announced to their person\'s open pages')
     })
   })
 
   app.decorate('openEventStream', async (request: FastifyRequest, reply: FastifyReply, lastEventId: string | undefined) => {
-    const { session } = request
-    if (session?.grantId === undefined || session.authenticatedAt === undefined) throw loginRequired()
-    if (session.handle === undefined) {
-      // A sign-in from before sessions had handles: it gets one now, so its channel can be named.
-      session.handle = newSessionHandle()
-      await session.save()
-    }
+    const { signedIn } = request
+    if (signedIn === undefined) throw loginRequired()
     if (!hub.hasRoom()) {
       app.metrics.streamDropped('instance_full')
       throw new AppError('unavailable', 'This instance holds all the live channels it may; the page will try again.', { retryAfter: FULL_RETRY_AFTER_S })
     }
-    const sid = session.sessionId
-    const endsAt = Math.min(session.authenticatedAt + settings.absoluteTimeoutMs, (session.lastSeen ?? session.authenticatedAt) + settings.idleTimeoutMs)
+    const { sid, handle, budgetKey, endsAt } = signedIn
     reply.hijack()
     // Headers the hooks set so far (CORS for an allowed origin, security headers) go out too.
     const earlier = Object.fromEntries(Object.entries(reply.getHeaders()).filter((entry): entry is [string, string | number | string[]] => entry[1] !== undefined))
@@ -114,7 +106,6 @@ export default fp(async (app) => {
       'x-accel-buffering': 'no'
     })
     reply.raw.socket?.setNoDelay(true)
-    const person = personOf(session)
-    hub.open(reply.raw, { handle: session.handle, person: person === undefined ? session.handle : `${person.tenant}\n${person.userId}`, endsAt, stillLive: async () => await app.personSessions.liveUntil(sid) }, lastEventId)
+    hub.open(reply.raw, { handle, person: budgetKey, endsAt, stillLive: async () => await app.personSessions.liveUntil(sid) }, lastEventId)
   })
 }, { name: 'live-events', dependencies: ['config', 'stores', 'metrics'] })

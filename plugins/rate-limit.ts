@@ -11,7 +11,8 @@
 // writes). Behind N replicas an address may start up to N times the limit; the limit is there
 // against one client hammering sign-ins, and a wide flood costs media-bff only CPU, since starting
 // a sign-in writes nothing to any store (src/oauth/login-transactions.ts).
-// Routes opt in through the decorators below (the plugin is registered with global off).
+// A route opts in by naming its limit in its config (`config: { limit: 'register' }`), and one
+// hook applies it (the plugin itself is registered with global off).
 //
 // Over the limit the answer is the contract's 429: the limiter throws an AppError, which
 // plugins/errors.ts turns into { error: 'rate_limited', message } with Retry-After. The plugin's
@@ -22,18 +23,16 @@
 // (skipOnError): the route then meets the same store and reports the outage itself, as a 503.
 import fp from 'fastify-plugin'
 import fastifyRateLimit, { normalizeIP } from '@fastify/rate-limit'
-import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../src/errors.js'
 
+/** The limits a route may name: per client address, or per signed-in person. */
+export type LimitName = 'login' | 'webhooks' | 'register' | 'finish' | 'api' | 'sessions' | 'events'
+
 declare module 'fastify' {
-  interface FastifyInstance {
-    rateLimitLogin: onRequestAsyncHookHandler
-    rateLimitRegister: preHandlerAsyncHookHandler
-    rateLimitFinish: preHandlerAsyncHookHandler
-    rateLimitApi: preHandlerAsyncHookHandler
-    rateLimitSessions: preHandlerAsyncHookHandler
-    rateLimitEvents: preHandlerAsyncHookHandler
-    rateLimitWebhooks: onRequestAsyncHookHandler
+  interface FastifyContextConfig {
+    /** The rate limit this route counts against (plugins/rate-limit.ts). */
+    limit?: LimitName
   }
 }
 
@@ -86,24 +85,27 @@ export default fp(async (app) => {
     })
   })
   // The person, not the sign-in: signing in again (or in a second browser) must not buy a new
-  // budget. Without a known user id (user/info unread, no user_id in the token response) the
-  // sign-in is the best key there is.
-  const signedInUser = (request: FastifyRequest): string | undefined => {
-    const session = request.session
-    if (session?.grantId === undefined) return undefined
-    const userId = session.user?.id
-    return userId === undefined ? `sign-in:${session.uploadOwner ?? session.grantId}` : `user:${session.tenant ?? ''}:${userId}`
-  }
+  // budget (src/sessions/signed-in.ts, budgetKey).
+  const signedInPerson = (request: FastifyRequest): string | undefined => request.signedIn?.budgetKey
+  const address = (request: FastifyRequest): string => clientAddress(request.ip)
 
   if (perAddress === undefined) throw new Error('the per-address rate limiter did not register')
-  app.decorate('rateLimitLogin', limiter('auth', rateLimit.loginPerMinute, (request) => clientAddress(request.ip), perAddress))
-  app.decorate('rateLimitRegister', limiter('register', rateLimit.registerPerMinute, signedInUser))
-  app.decorate('rateLimitFinish', limiter('finish', rateLimit.finishPerMinute, signedInUser))
-  app.decorate('rateLimitApi', limiter('api', rateLimit.apiPerMinute, signedInUser))
-  app.decorate('rateLimitSessions', limiter('sessions', rateLimit.sessionsPerMinute, signedInUser))
-  app.decorate('rateLimitEvents', limiter('events', rateLimit.eventsPerMinute, signedInUser))
-  app.decorate('rateLimitWebhooks', limiter('webhooks', app.config.webhooks.perMinute, (request) => clientAddress(request.ip), perAddress))
-}, { name: 'rate-limit', dependencies: ['config', 'stores'] })
+  const limits: Record<LimitName, ReturnType<typeof limiter>> = {
+    login: limiter('auth', rateLimit.loginPerMinute, address, perAddress),
+    webhooks: limiter('webhooks', app.config.webhooks.perMinute, address, perAddress),
+    register: limiter('register', rateLimit.registerPerMinute, signedInPerson),
+    finish: limiter('finish', rateLimit.finishPerMinute, signedInPerson),
+    api: limiter('api', rateLimit.apiPerMinute, signedInPerson),
+    sessions: limiter('sessions', rateLimit.sessionsPerMinute, signedInPerson),
+    events: limiter('events', rateLimit.eventsPerMinute, signedInPerson)
+  }
+  // onRequest, after the session's own hooks: who is signed in is known, and nothing is read or
+  // parsed for a request over its limit.
+  app.addHook('onRequest', async (request, reply) => {
+    const name = request.routeOptions.config.limit
+    if (name !== undefined) await limits[name].call(app, request, reply)
+  })
+}, { name: 'rate-limit', dependencies: ['config', 'stores', 'session'] })
 
 /** The client as the limits count it: an IPv6 address stands for its /64. */
 export function clientAddress (ip: string): string {

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fastifyCookie from '@fastify/cookie'
 import fastifySession from '@fastify/session'
 import { memoised } from '../src/bounded-memo.js'
-import { personOf } from '../src/sessions/person-sessions.js'
+import { personOf, signedInOf, type SignedIn } from '../src/sessions/signed-in.js'
 import { newSessionHandle } from '../src/sessions/session-index.js'
 import { describeDevice } from '../src/sessions/device.js'
 import { coarseNetwork } from '../src/sessions/network.js'
@@ -25,7 +25,19 @@ declare module 'fastify' {
      */
     touchesSession?: boolean
   }
+  interface FastifyRequest {
+    /**
+     * Who is signed in with this request's session (src/sessions/signed-in.ts), worked out once
+     * as the request arrives; undefined when nobody is (or the session just ended).
+     */
+    signedIn: SignedIn | undefined
+  }
   interface FastifyInstance {
+    /**
+     * "Stay signed in": resets the session's idle timeout (never its absolute one); request.signedIn
+     * follows.
+     */
+    keepAlive: (request: FastifyRequest) => void
     /** Ends the sign-in held by this request's session: grant deleted, session destroyed, cookie cleared. */
     /**
      * Why, for the session's open pages (GET /events): `signed_out` (the default), `expired`,
@@ -102,25 +114,39 @@ export default fp(async (app) => {
     })
   }
 
+  app.decorateRequest('signedIn', undefined)
   // onRequest (after @fastify/session's own) so that even a request that later fails validation
   // keeps the cookie alive.
   app.addHook('onRequest', async (request, reply) => {
     const session = request.session
     if (session?.authenticatedAt === undefined) return
+    // A sign-in from before sessions had handles gets one now, so it can be listed and named.
+    session.handle ??= newSessionHandle()
+    const signedIn = signedInOf(session.sessionId, session, settings)
+    if (signedIn === undefined) return
     const now = Date.now()
-    const idle = now - (session.lastSeen ?? session.authenticatedAt)
-    if (now - session.authenticatedAt > settings.absoluteTimeoutMs || idle > settings.idleTimeoutMs) {
+    if (signedIn.endsAt < now) {
       await endSignIn(app, request, reply, 'expired')
       return
     }
+    request.signedIn = signedIn
     // A cookie signed with an older SESSION_SECRETS entry: @fastify/session re-signs the id with
     // the first secret but, for a session this request does not modify, clears the cookie instead
     // of sending the new one (saveUninitialized: false). Touching the session sends the re-signed
     // cookie and re-seals the record with the current TOKEN_KEYS entry.
     const signedWithOldSecret = request.cookies[settings.cookieName] !== session.encryptedSessionId
     const isActivity = request.routeOptions.config.touchesSession !== false
-    if ((isActivity && idle > touchIntervalMs) || signedWithOldSecret) session.lastSeen = now
+    if ((isActivity && now - signedIn.lastSeen > touchIntervalMs) || signedWithOldSecret) keepAlive(request, now)
   })
+
+  /** Moves the idle timeout on from now: the record is saved as the answer goes out. */
+  const keepAlive = (request: FastifyRequest, now = Date.now()): void => {
+    const { session } = request
+    if (session?.authenticatedAt === undefined) return
+    session.lastSeen = now
+    request.signedIn = signedInOf(session.sessionId, session, settings)
+  }
+  app.decorate('keepAlive', (request: FastifyRequest) => { keepAlive(request) })
 
   app.decorate('endSignIn', async (request: FastifyRequest, reply: FastifyReply, reason: SessionEndReason = 'signed_out') => { await endSignIn(app, request, reply, reason) })
   app.decorate('ensureSession', ensureSession)

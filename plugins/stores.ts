@@ -11,7 +11,8 @@ import { createLoginStateSigner } from '../src/oauth/login-state.js'
 import { createRegistrations, type Registrations } from '../src/uploads/registrations.js'
 import { createSessionStore, type SessionStore } from '../src/store/session-store.js'
 import { createSessionIndex } from '../src/sessions/session-index.js'
-import { createPersonSessions, type PersonSessions, type SessionRecord } from '../src/sessions/person-sessions.js'
+import { createPersonSessions, type PersonSessions } from '../src/sessions/person-sessions.js'
+import { recordLifetimeMs, type SessionRecord } from '../src/sessions/signed-in.js'
 import { createMemoryEventBus, createRedisEventBus, type EventBus } from '../src/events/event-bus.js'
 import { newMessageId } from '../src/events/live-message.js'
 import { createUploadedFiles, type UploadedFiles } from '../src/uploads/uploaded-files.js'
@@ -31,7 +32,7 @@ declare module 'fastify' {
     loginTransactions: LoginTransactions
     registrations: Registrations
     /** The records behind @fastify/session (plugins/session.ts). */
-    sessionStore: SessionStore<{ authenticatedAt?: number }>
+    sessionStore: SessionStore<SessionRecord>
     /** Each person's sessions: listed, ended one by one or all at once, on every instance. */
     personSessions: PersonSessions
     /** Live messages between instances (Redis pub/sub, or in this process). */
@@ -81,16 +82,13 @@ export default fp(async (app) => {
     defaultTenant: config.defaultTenant
   }))
   app.decorate('registrations', createRegistrations(stores.uploads))
-  const { idleTimeoutMs, absoluteTimeoutMs } = config.session
-  const sessionStore = createSessionStore<{ authenticatedAt?: number }>(stores.people, {
+  const timeouts = config.session
+  const sessionStore = createSessionStore<SessionRecord>(stores.people, {
     // The blob holds the grant id and the user's name and e-mail: sealed like the tokens.
     cipher,
     // A browser-session cookie: the server's timeouts, not the cookie, end a session.
     storeCookie: false,
-    ttlMs: (session) => {
-      const absoluteLeft = absoluteTimeoutMs - (Date.now() - (session.authenticatedAt ?? Date.now()))
-      return Math.max(1000, Math.min(idleTimeoutMs, absoluteLeft))
-    }
+    ttlMs: (session) => recordLifetimeMs(session, timeouts, Date.now())
   })
   app.decorate('sessionStore', sessionStore)
   const eventBus = stores.redis === undefined ? createMemoryEventBus() : createRedisEventBus(stores.redis, `${config.redisKeyPrefix}live-events`)
@@ -102,12 +100,11 @@ export default fp(async (app) => {
   }
   app.decorate('announceSessionsEnded', announceSessionsEnded)
   app.decorate('personSessions', createPersonSessions({
-    index: createSessionIndex(stores.people, { lifetimeMs: absoluteTimeoutMs }),
+    index: createSessionIndex(stores.people, { lifetimeMs: timeouts.absoluteTimeoutMs }),
     readSession: async (sid) => sessionRecordOf(await sessionStore.load(sid)),
     destroySession: sessionStore.drop,
     deleteGrant: async (grantId) => { await app.grants.delete(grantId) },
-    idleTimeoutMs,
-    absoluteTimeoutMs,
+    timeouts,
     maxPerPerson: MAX_SESSIONS_PER_PERSON,
     onEnded: (handles) => { announceSessionsEnded(handles, 'ended') }
   }))
@@ -117,13 +114,7 @@ export default fp(async (app) => {
   })
 }, { name: 'stores', dependencies: ['config', 'metrics'] })
 
-/** The fields of a stored session that say whether it is live, checked: the store is input too. */
+/** A stored session as a record to check (src/sessions/signed-in.ts checks every field it reads). */
 function sessionRecordOf (loaded: unknown): SessionRecord | undefined {
-  if (loaded === null || typeof loaded !== 'object') return undefined
-  const { authenticatedAt, lastSeen, grantId } = loaded as Record<string, unknown>
-  return {
-    ...(typeof authenticatedAt === 'number' ? { authenticatedAt } : {}),
-    ...(typeof lastSeen === 'number' ? { lastSeen } : {}),
-    ...(typeof grantId === 'string' ? { grantId } : {})
-  }
+  return loaded !== null && typeof loaded === 'object' ? loaded : undefined
 }

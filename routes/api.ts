@@ -4,8 +4,7 @@
 // attached upstream, refreshed and retried once after a 401 invalid_token like every other call.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import formBody from '@fastify/formbody'
-import { loginRequired } from '../src/errors.js'
-import { viewerKey } from '../src/relay/in-flight.js'
+import { accessOf } from '../src/grants/access.js'
 import { RELAY_OPERATIONS } from '../src/relay/operations.js'
 import { bodyFromForm, upstreamRequestFor } from '../src/relay/upstream-request.js'
 import { relaySchema, routePath } from './relay-schemas.js'
@@ -23,7 +22,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       exposeHeadRoute: false,
       schema: relaySchema(operation),
       ...(hasBody ? { preValidation: async (request) => { request.body = bodyFromForm(operation, request.body) } } : {}),
-      preHandler: [app.rateLimitApi, app.requireScopes(operation.scope)],
+      config: { limit: 'api', scopes: [operation.scope] },
       onResponse: async (_request, reply) => { app.metrics.relayed(operation.name, reply.statusCode) },
       handler: async (request, reply) => {
         const upstream = upstreamRequestFor(operation, {
@@ -32,13 +31,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           body: request.body,
           headers: request.headers
         })
-        const viewer = viewerKey(request.session)
-        if (viewer === undefined) throw loginRequired()
-        const answer = await app.withAccessToken(request, async (token, grant) => {
-          const tenant = app.config.tenants.get(grant.tenant)
-          if (tenant === undefined) throw loginRequired()
-          return await app.relay(upstream, token, { apiUrl: tenant.apiUrl, publicApiUrl }, viewer)
-        })
+        const { signedIn, tenant, withToken } = accessOf(request)
+        const answer = await withToken(async (token) => await app.relay(upstream, token, { apiUrl: tenant.apiUrl, publicApiUrl }, signedIn.budgetKey))
         return await reply.code(answer.status).headers(answer.headers).send(answer.body)
       }
     })

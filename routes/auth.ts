@@ -6,13 +6,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, LOGIN_URL } from '../src/errors.js'
 import { MAX_LENGTH as MAX_RETURN_TO_LENGTH, parseReturnTarget } from '../src/oauth/return-to.js'
 import { parseScopes } from '../src/oauth/scopes.js'
-import { completeSignIn, LoginReplayedError, startSignIn } from '../src/oauth/sign-in.js'
+import { startSignIn } from '../src/oauth/sign-in.js'
+import { runCallback, type CallbackOutcome } from '../src/oauth/callback.js'
 import { LoginTooLargeError } from '../src/oauth/login-transactions.js'
 import { sessionAfterSignIn } from '../src/oauth/session-after-sign-in.js'
-import { classifyTokenError } from '../src/oauth/token-errors.js'
 import { authErrorPage } from '../src/pages/auth-error-page.js'
 import { StoreUnavailableError } from '../src/store/key-value-store.js'
 import { ErrorBody } from './schemas.js'
+import { ROUTE_SCOPES } from './route-scopes.js'
 
 const LoginQuery = Type.Object({
   return_to: Type.Optional(Type.String({ maxLength: MAX_RETURN_TO_LENGTH })),
@@ -54,13 +55,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const cookieOptions = { httpOnly: true, secure: config.session.secureCookie, sameSite: 'lax' as const, path: '/' }
   // A login cookie lives exactly as long as the sign-in it carries (LOGIN_TIMEOUT).
   const loginCookieMaxAgeS = Math.max(1, Math.ceil(config.session.loginTimeoutMs / 1000))
+  // What a sign-in may ask for: OAUTH_SCOPES and the scopes the routes require.
+  const requestableScopes: ReadonlySet<string> = new Set([...config.oauth.scopes, ...ROUTE_SCOPES])
 
   app.get('/auth/login', {
     schema: { tags: ['auth'], summary: 'Start a sign-in (browser navigation)', querystring: LoginQuery, response: { 400: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
-    onRequest: app.rateLimitLogin
+    config: { limit: 'login' }
   }, async (request, reply) => {
-    const { query } = request
-    const session = request.session as Partial<typeof request.session> | null
+    const { query, signedIn } = request
     const returnTo = query.return_to === undefined ? '/' : parseReturnTarget(query.return_to, siteOrigins)
     if (returnTo === undefined) {
       throw new AppError('invalid_request', 'return_to must be a path on this site, such as /uploads, or a URL on an origin of ALLOWED_ORIGINS.', { details: { field: 'return_to' } })
@@ -71,21 +73,21 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       throw new AppError('invalid_request', `return_to is too long: at most ${MAX_RETURN_TO_LENGTH} characters once percent-encoded.`, { details: { field: 'return_to' } })
     }
     const addedScopes = parseScopes(query.scope)
-    const tenant = query.tenant ?? session?.tenant ?? config.defaultTenant
+    const tenant = query.tenant ?? signedIn?.tenant ?? config.defaultTenant
     if (!config.tenants.has(tenant)) {
       throw new AppError('invalid_request', `Unknown tenant ${tenant}.`, { details: { field: 'tenant' } })
     }
     // Re-authorization keeps what the session already has on the same tenant.
     let grantedScopes: string[] = []
-    if (session?.grantId !== undefined && session.tenant === tenant) {
-      grantedScopes = (await app.grants.read(session.grantId))?.grant.scopes ?? []
+    if (signedIn !== undefined && signedIn.tenant === tenant) {
+      grantedScopes = (await app.grants.read(signedIn.grantId))?.grant.scopes ?? []
     }
     // Only what this deployment may ask for (OAUTH_SCOPES and the scopes its routes require), and
     // what the session already holds: a reauthorize_url repeats the granted scopes, and those may
     // include one the authorization server granted unasked.
-    const refused = addedScopes.filter((scope) => !app.requestableScopes.has(scope) && !grantedScopes.includes(scope))
+    const refused = addedScopes.filter((scope) => !requestableScopes.has(scope) && !grantedScopes.includes(scope))
     if (refused.length > 0) {
-      throw new AppError('invalid_request', `This site does not ask for the scope ${refused.join(', ')}.`, { details: { field: 'scope', known_scopes: [...app.requestableScopes] } })
+      throw new AppError('invalid_request', `This site does not ask for the scope ${refused.join(', ')}.`, { details: { field: 'scope', known_scopes: [...requestableScopes] } })
     }
     if (!await app.roomForSignIn()) {
       app.metrics.login('refused_full')
@@ -108,80 +110,46 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { tags: ['auth'], summary: 'The redirect URI (browser navigation)', querystring: CallbackQuery },
     // A browser lands here: a malformed query gets the human page, not a JSON error.
     attachValidation: true,
-    onRequest: app.rateLimitLogin
+    config: { limit: 'login' }
   }, async (request, reply) => {
-    const { query } = request
-    const failPage = async (code: string, outcome: string, status = 400): Promise<never> => {
-      app.metrics.callback(outcome)
-      return await reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(authErrorPage(code, LOGIN_URL)) as never
-    }
-    if (request.validationError !== undefined || query.state === undefined) return await failPage('invalid_state', 'invalid_state')
-    const state = query.state
-    let opened: Awaited<ReturnType<typeof app.loginTransactions.open>>
-    try {
-      opened = await app.loginTransactions.open(state, request.cookies)
-    } catch (error) {
-      // Nothing was used up: the same callback URL works once the store is back.
-      if (error instanceof StoreUnavailableError) return await failPage('unavailable', 'unavailable', 503)
-      throw error
-    }
-    if (opened.kind === 'other_browser') return await failPage('login_csrf', 'login_csrf')
-    if (opened.kind === 'superseded') return await failPage('sign_in_expired', 'superseded')
-    if (opened.kind === 'invalid') {
-      if (opened.cookieName !== undefined) reply.clearCookie(opened.cookieName, cookieOptions)
-      return await failPage('invalid_state', 'invalid_state')
-    }
-    const { transaction } = opened
-    // A Secure cookie is never set over plain http (a proxy not in TRUST_PROXY, say): no session
-    // could come of this sign-in, so its code is not even exchanged.
-    if (config.session.secureCookie && request.protocol !== 'https') {
-      request.log.warn('a sign-in reached media-bff over plain http, where its Secure session cookie cannot be set: is the proxy in TRUST_PROXY, and does it send X-Forwarded-Proto?')
-      return await failPage('insecure_transport', 'insecure_transport')
-    }
-    // Nothing is spent yet: the same callback works once there is room again.
-    if (!await app.roomForSignIn()) return await failPage('sign_ins_full', 'refused_full', 503)
-    // From here on this sign-in ends, one way or another: its slot is spent.
-    const spent = app.loginTransactions.spentValue(opened.cookieName, transaction)
-    if (spent === undefined) reply.clearCookie(opened.cookieName, cookieOptions)
-    else reply.setCookie(opened.cookieName, spent, { ...cookieOptions, maxAge: loginCookieMaxAgeS })
-
-    const backWithError = async (code: string, outcome: string): Promise<never> => {
-      app.metrics.callback(outcome)
-      return await reply.header('cache-control', 'no-store').redirect(withAuthError(transaction.returnTo, code), 302) as never
-    }
-    // RFC 9207, checked before anything else the response says (an error included): a response
-    // naming another issuer is a mix-up attack, not an outage; a tenant configured to require
-    // `iss` (OAUTH_REQUIRE_ISS) refuses a response without it.
-    const tenant = config.tenants.get(transaction.tenant)
-    if (query.iss === undefined ? tenant?.requireIss === true : query.iss !== tenant?.issuer) return await backWithError('issuer_mismatch', 'issuer_mismatch')
-    if (query.error !== undefined) return await backWithError(/^[a-z_]{1,64}$/.test(query.error) ? query.error : 'server_error', 'error')
-    if (query.code === undefined) return await backWithError('invalid_request', 'error')
-
-    let completed
-    try {
-      completed = await completeSignIn({
-        config,
-        servers: app.authorizationServers,
-        grants: app.grants,
-        media: app.media,
-        claim: async () => await app.loginTransactions.claim(state, transaction),
-        onUserInfoFailure: (error) => request.log.warn({ err: { type: (error as Error).name, message: (error as Error).message } }, 'user/info failed during sign-in')
-      }, transaction, state, new URLSearchParams(request.query as Record<string, string>))
-    } catch (error) {
-      if (error instanceof LoginReplayedError) return await failPage('invalid_state', 'invalid_state')
-      // The code is spent; with the store down the grant could not be kept: sign in again later.
-      if (error instanceof StoreUnavailableError) return await failPage('unavailable', 'unavailable', 503)
-      const failure = classifyTokenError(error)
-      if (failure.kind === 'client_rejected') {
+    const outcome = await runCallback({
+      config,
+      servers: app.authorizationServers,
+      transactions: app.loginTransactions,
+      grants: app.grants,
+      media: app.media,
+      roomForSignIn: app.roomForSignIn,
+      onUserInfoFailure: (error) => request.log.warn({ err: { type: (error as Error).name, message: (error as Error).message } }, 'user/info failed during sign-in'),
+      onExchangeFailure: (error, clientRejected) => {
         // Our client credentials were refused: every sign-in fails alike until the operator acts.
-        request.log.error({ tokenError: failure.error }, 'the token endpoint refused media-bff\'s client credentials (OAUTH_CLIENT_ID / OAUTH_CLIENT_SECRET)')
-      } else {
-        request.log.warn({ err: { type: (error as Error).name, message: (error as Error).message } }, 'code exchange failed')
+        if (clientRejected !== undefined) request.log.error({ tokenError: clientRejected }, 'the token endpoint refused media-bff\'s client credentials (OAUTH_CLIENT_ID / OAUTH_CLIENT_SECRET)')
+        else request.log.warn({ err: { type: (error as Error).name, message: (error as Error).message } }, 'code exchange failed')
       }
-      return await backWithError(failure.kind === 'rejected' ? 'token_exchange_failed' : 'unavailable', 'exchange_failed')
+    }, {
+      query: request.validationError === undefined ? request.query : undefined,
+      rawQuery: new URLSearchParams(request.query as Record<string, string>),
+      cookies: request.cookies,
+      canSetCookie: !config.session.secureCookie || request.protocol === 'https'
+    })
+    if (outcome.kind === 'page' && outcome.page === 'insecure_transport') {
+      request.log.warn('a sign-in reached media-bff over plain http, where its Secure session cookie cannot be set: is the proxy in TRUST_PROXY, and does it send X-Forwarded-Proto?')
     }
+    changeSlot(reply, outcome.slot)
+    if (outcome.kind === 'signed_in') return await signIn(request, reply, outcome)
+    app.metrics.callback(outcome.outcome)
+    reply.header('cache-control', 'no-store')
+    if (outcome.kind === 'back') return await reply.redirect(outcome.location, 302)
+    return await reply.code(outcome.status).type('text/html; charset=utf-8').send(authErrorPage(outcome.page, LOGIN_URL))
+  })
 
-    // Decide what carries over from the session this sign-in replaces, then begin the new one.
+  const changeSlot = (reply: FastifyReply, slot: CallbackOutcome['slot']): void => {
+    if (slot === undefined) return
+    if (slot.kind === 'clear') reply.clearCookie(slot.cookieName, cookieOptions)
+    else reply.setCookie(slot.cookieName, slot.value, { ...cookieOptions, maxAge: loginCookieMaxAgeS })
+  }
+
+  /** A completed sign-in becomes this browser's new session (what carries over is decided first). */
+  const signIn = async (request: FastifyRequest, reply: FastifyReply, { completed, transaction }: Extract<CallbackOutcome, { kind: 'signed_in' }>): Promise<FastifyReply> => {
     const previous = await app.ensureSession(request)
     const signedIn = sessionAfterSignIn(
       { userId: previous.user?.id, tenant: previous.tenant, deniedScopes: previous.deniedScopes, uploadOwner: previous.uploadOwner, name: previous.user?.name, email: previous.user?.email, entitlements: previous.entitlements },
@@ -189,42 +157,40 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       transaction,
       Date.now()
     )
+    reply.header('cache-control', 'no-store')
     try {
       await app.beginSession(request, signedIn)
     } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error
       // A browser navigation: the human page, not a JSON error; the new grant is not kept.
-      if (error instanceof StoreUnavailableError) {
-        await app.grants.delete(completed.grant.id).catch(() => {})
-        return await failPage('unavailable', 'unavailable', 503)
-      }
-      throw error
+      await app.grants.delete(completed.grant.id).catch(() => {})
+      app.metrics.callback('unavailable')
+      return await reply.code(503).type('text/html; charset=utf-8').send(authErrorPage('unavailable', LOGIN_URL))
     }
     app.metrics.callback('signed_in')
-    return await reply.header('cache-control', 'no-store').redirect(transaction.returnTo, 302)
-  })
+    return await reply.redirect(transaction.returnTo, 302)
+  }
 
   /** The session as GET /auth/session and the keep-alive answer it; a session whose grant is gone ends here. */
   const sessionState = async (request: FastifyRequest, reply: FastifyReply): Promise<Static<typeof SessionState>> => {
     reply.header('cache-control', 'no-store')
-    const { session } = request
-    if (session?.grantId === undefined) return { authenticated: false, login_url: LOGIN_URL }
-    const stored = await app.grants.read(session.grantId)
+    const { signedIn } = request
+    if (signedIn === undefined) return { authenticated: false, login_url: LOGIN_URL }
+    const stored = await app.grants.read(signedIn.grantId)
     if (stored === undefined) {
       await app.endSignIn(request, reply, 'ended')
       return { authenticated: false, login_url: LOGIN_URL }
     }
     const { grant } = stored
-    const authenticatedAt = session.authenticatedAt ?? Date.now()
-    const absoluteExpiresAt = authenticatedAt + config.session.absoluteTimeoutMs
-    const idleExpiresAt = (session.lastSeen ?? authenticatedAt) + config.session.idleTimeoutMs
+    const { user } = signedIn
     return {
       authenticated: true,
-      user: { id: session.user?.id ?? null, name: session.user?.name ?? null, email: session.user?.email ?? null },
+      user: { id: user.id ?? null, name: user.name ?? null, email: user.email ?? null },
       tenant: grant.tenant,
       scopes: grant.scopes,
-      expires_at: new Date(Math.min(absoluteExpiresAt, idleExpiresAt)).toISOString(),
-      idle_expires_at: new Date(idleExpiresAt).toISOString(),
-      absolute_expires_at: new Date(absoluteExpiresAt).toISOString(),
+      expires_at: new Date(signedIn.endsAt).toISOString(),
+      idle_expires_at: new Date(signedIn.idleEndsAt).toISOString(),
+      absolute_expires_at: new Date(signedIn.absoluteEndsAt).toISOString(),
       reauth_required: grant.refreshToken === undefined && grant.expiresAt <= Date.now()
     }
   }
@@ -238,7 +204,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/auth/session/keepalive', {
     schema: { tags: ['auth'], summary: '"Stay signed in": resets the idle timeout (never the absolute one) and answers like GET /auth/session', response: { 200: SessionState, 403: ErrorBody, 503: ErrorBody } }
   }, async (request, reply) => {
-    if (request.session?.authenticatedAt !== undefined) request.session.lastSeen = Date.now()
+    app.keepAlive(request)
     return await sessionState(request, reply)
   })
 
@@ -256,10 +222,3 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 }
 
 export default routes
-
-function withAuthError (returnTo: string, code: string): string {
-  const local = returnTo.startsWith('/')
-  const url = new URL(returnTo, 'https://return-to.invalid')
-  url.searchParams.set('auth_error', code)
-  return local ? `${url.pathname}${url.search}${url.hash}` : url.href
-}

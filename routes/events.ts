@@ -1,9 +1,9 @@
 // GET /events: the signed-in page's live channel, as Server-Sent Events (README.md, "Live
-// updates"). Thin: who may open one is checked here (signed in with a live grant, from our own
-// pages), the channel itself is app.openEventStream (plugins/live-events.ts).
+// updates"). Thin: who may open one is declared here (signed in with a live grant, from our own
+// pages' origins, within the person's rate), the channel itself is app.openEventStream
+// (plugins/live-events.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
-import { AppError } from '../src/errors.js'
 import { ErrorBody } from './schemas.js'
 
 const EventHeaders = Type.Object({
@@ -11,8 +11,6 @@ const EventHeaders = Type.Object({
 })
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  const allowed = new Set(app.config.allowedOrigins)
-
   app.get('/events', {
     schema: {
       tags: ['events'],
@@ -20,14 +18,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       headers: EventHeaders,
       response: { 401: ErrorBody, 403: ErrorBody, 429: ErrorBody, 503: ErrorBody }
     },
-    // Listening is not activity: an open tab alone does not keep a session from its idle timeout.
-    config: { touchesSession: false },
-    onRequest: async (request) => {
+    config: {
+      // Listening is not activity: an open tab alone does not keep a session from its idle timeout.
+      touchesSession: false,
       // A browser sends Origin on a cross-origin request: a foreign page may not hold a channel open.
-      const origin = request.headers.origin
-      if (origin !== undefined && !allowed.has(origin)) throw new AppError('csrf_failed', 'This page\'s origin may not open media-bff\'s live channel.')
-    },
-    preHandler: [app.rateLimitEvents, app.requireScopes()]
+      allowedOriginsOnly: true,
+      limit: 'events',
+      scopes: []
+    }
   }, async (request, reply) => {
     await app.openEventStream(request, reply, request.headers['last-event-id'])
   })

@@ -1,11 +1,12 @@
 // A person's own sessions (README.md, "The contract"): list them, end one, end all but this one.
-// Thin: the session must be signed in with a live grant (requireScopes with no scope), and the
-// work is app.personSessions (src/sessions/person-sessions.ts).
+// Thin: the session must be signed in with a live grant (`scopes: []`), and the work is
+// app.personSessions (src/sessions/person-sessions.ts).
 import type { FastifyPluginAsyncTypebox, Static } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { AppError } from '../src/errors.js'
-import { personOf, type LiveSession } from '../src/sessions/person-sessions.js'
+import { accessOf } from '../src/grants/access.js'
+import type { LiveSession } from '../src/sessions/person-sessions.js'
 import { HANDLE_PATTERN } from '../src/sessions/session-index.js'
 import { describeDevice } from '../src/sessions/device.js'
 import { coarseNetwork } from '../src/sessions/network.js'
@@ -25,16 +26,15 @@ const EndedOthers = Type.Object({ ended: Type.Integer() })
 const SessionParams = Type.Object({ id: Type.String({ pattern: HANDLE_PATTERN.source }) })
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  const signedInOnly = { preHandler: [app.rateLimitSessions, app.requireScopes()] }
+  const signedInOnly = { config: { limit: 'sessions' as const, scopes: [] } }
 
   app.get('/auth/sessions', {
     schema: { tags: ['auth'], summary: 'The signed-in person\'s sessions on this deployment, most recently active first', response: { 200: SessionList, 401: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
     ...signedInOnly
   }, async (request, reply) => {
     reply.header('cache-control', 'no-store')
-    const person = personOf(request.session)
+    const { person, handle: current } = accessOf(request).signedIn
     const sessions = person === undefined ? [] : await app.personSessions.list(person)
-    const current = request.session.handle
     // A sign-in whose user id is unknown has no index: it sees itself only.
     if (!sessions.some((session) => session.handle === current)) sessions.unshift(thisSession(request))
     return { sessions: sessions.map((session) => view(session, current)) }
@@ -44,11 +44,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { tags: ['auth'], summary: 'End one of the signed-in person\'s sessions (its grant too), on every instance', params: SessionParams, response: { 200: EndedOne, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
     ...signedInOnly
   }, async (request, reply) => {
-    if (request.params.id === request.session.handle) {
+    const { person, handle } = accessOf(request).signedIn
+    if (request.params.id === handle) {
       await app.endSignIn(request, reply)
       return { ended: 1, signed_out: true }
     }
-    const person = personOf(request.session)
     const ended = person === undefined ? 0 : await app.personSessions.end(person, [request.params.id])
     if (ended === 0) throw new AppError('not_found', 'You have no such session; it may have ended already.')
     app.metrics.sessionsEnded('ended_by_person', ended)
@@ -59,8 +59,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { tags: ['auth'], summary: 'End every session of the signed-in person but this one', response: { 200: EndedOthers, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
     ...signedInOnly
   }, async (request) => {
-    const person = personOf(request.session)
-    const ended = person === undefined ? 0 : await app.personSessions.endAll(person, request.session.handle)
+    const { person, handle } = accessOf(request).signedIn
+    const ended = person === undefined ? 0 : await app.personSessions.endAll(person, handle)
     app.metrics.sessionsEnded('other_sessions', ended)
     return { ended }
   })
@@ -70,20 +70,19 @@ export default routes
 
 /** This session as the list shows it, when the index cannot (no user id known). */
 function thisSession (request: FastifyRequest): LiveSession {
-  const { session } = request
-  const createdAt = session.authenticatedAt ?? Date.now()
+  const { handle, authenticatedAt, lastSeen } = accessOf(request).signedIn
   return {
-    handle: session.handle ?? '',
+    handle,
     sid: '',
     grantId: '',
-    createdAt,
-    lastActiveAt: session.lastSeen ?? createdAt,
+    createdAt: authenticatedAt,
+    lastActiveAt: lastSeen,
     device: describeDevice(request.headers['user-agent']),
     network: coarseNetwork(request.ip)
   }
 }
 
-function view (session: LiveSession, current: string | undefined): Static<typeof SessionItem> {
+function view (session: LiveSession, current: string): Static<typeof SessionItem> {
   return {
     id: session.handle,
     created_at: new Date(session.createdAt).toISOString(),

@@ -1,9 +1,10 @@
 // Direct upload: register with the media service for the browser, and finish afterwards.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
-import { AppError, loginRequired } from '../src/errors.js'
+import { AppError } from '../src/errors.js'
+import { accessOf } from '../src/grants/access.js'
 import { hasUnsafeCharacters, unsafeTextMessage } from '../src/safe-text.js'
-import { checkUploadUrl, refuseUploadUrl, registrationFields } from '../src/uploads/upload-policy.js'
+import { checkUploadUrl, refuseUploadUrl, registrationFields, UPLOAD_SCOPE } from '../src/uploads/upload-policy.js'
 import { ErrorBody } from './schemas.js'
 
 const MAX_BYTES = Number.MAX_SAFE_INTEGER
@@ -60,26 +61,24 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/uploads/register', {
     schema: { tags: ['uploads'], summary: 'Register an upload; the browser then posts files to url_upload_direct', body: RegisterBody, response: { 200: Registration, ...errors } },
-    preHandler: [app.rateLimitRegister, app.requireScopes('upload')]
+    config: { limit: 'register', scopes: [UPLOAD_SCOPE] }
   }, async (request, reply) => {
     const { folder_id: folderId, title, options } = request.body
     if (title !== undefined && hasUnsafeCharacters(title)) {
       throw new AppError('invalid_request', `Invalid body: ${unsafeTextMessage('title')}`, { details: { field: 'title', location: 'body' } })
     }
     const fields = registrationFields(config.upload, folderId, title, options)
-    const registration = await app.withAccessToken(request, async (token, grant) => {
-      const tenant = config.tenants.get(grant.tenant)
-      if (tenant === undefined) throw loginRequired()
-      const record = await app.media.registerUpload(tenant.apiUrl, token, fields)
-      refuseUploadUrl(checkUploadUrl(record.url_upload_direct, tenant.apiUrl, config.upload.allowedHosts))
-      return { record, tenant: tenant.name }
+    const { signedIn, tenant, withToken } = accessOf(request)
+    const record = await withToken(async (token) => {
+      const registered = await app.media.registerUpload(tenant.apiUrl, token, fields)
+      refuseUploadUrl(checkUploadUrl(registered.url_upload_direct, tenant.apiUrl, config.upload.allowedHosts))
+      return registered
     }).catch((error: unknown) => {
       app.metrics.registration('failed')
       throw error
     })
-    const { record } = registration
     const expiresAt = Date.now() + record.expires_in * 1000
-    await app.registrations.remember(ownerOf(request.session), { ulid: record.ulid, finishUrl: record.api.finish, tenant: registration.tenant, expiresAt })
+    await app.registrations.remember(signedIn.uploadOwner, { ulid: record.ulid, finishUrl: record.api.finish, tenant: tenant.name, expiresAt })
     app.metrics.registration('registered')
     // The answer carries a signed, pre-authorised upload URL: no cache may keep it.
     reply.header('cache-control', 'no-store')
@@ -88,29 +87,23 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/uploads/:ulid/finish', {
     schema: { tags: ['uploads'], summary: 'Finish an upload this session registered', params: FinishParams, response: { 200: FinishResult, ...errors } },
-    preHandler: [app.rateLimitFinish, app.requireScopes('upload')]
+    config: { limit: 'finish', scopes: [UPLOAD_SCOPE] }
   }, async (request) => {
     const { ulid } = request.params
-    // requireScopes read the grant: only a registration made on its tenant is found.
-    const tenant = request.storedGrant?.grant.tenant
-    const remembered = tenant === undefined ? undefined : await app.registrations.find(ownerOf(request.session), ulid, tenant)
+    const { signedIn, tenant, withToken } = accessOf(request)
+    // Only a registration made on the grant's tenant is found.
+    const remembered = await app.registrations.find(signedIn.uploadOwner, ulid, tenant.name)
     if (remembered === undefined) {
       throw new AppError('not_found', 'This upload was not registered by your session, or it has expired.')
     }
-    const result = await app.withAccessToken(request, async (token) => await app.media.finishUpload(remembered.finishUrl, token)).catch((error: unknown) => {
+    const result = await withToken(async (token) => await app.media.finishUpload(remembered.finishUrl, token)).catch((error: unknown) => {
       app.metrics.finish('failed')
       throw error
     })
     app.metrics.finish('finished')
-    if (tenant !== undefined) await app.announceFinished(request.session, tenant, result.files)
+    await app.announceFinished(signedIn, result.files)
     return result
   })
 }
 
 export default routes
-
-function ownerOf (session: { uploadOwner?: string, grantId?: string }): string {
-  const owner = session.uploadOwner ?? session.grantId
-  if (owner === undefined) throw loginRequired()
-  return owner
-}

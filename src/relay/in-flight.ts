@@ -30,14 +30,3 @@ export function createInFlightLimit (max: number): InFlightLimit {
     held: (key) => counts.get(key) ?? 0
   }
 }
-
-/**
- * Whose calls these are, keyed as the per-user rate limits are (plugins/rate-limit.ts): the
- * person (tenant and user id), so a second sign-in or browser shares the budget; without a
- * known user id, the sign-in.
- */
-export function viewerKey (session: { grantId?: string, tenant?: string, user?: { id?: string }, uploadOwner?: string } | undefined): string | undefined {
-  if (session?.grantId === undefined) return undefined
-  const userId = session.user?.id
-  return userId === undefined ? `sign-in:${session.uploadOwner ?? session.grantId}` : `user:${session.tenant ?? ''}:${userId}`
-}

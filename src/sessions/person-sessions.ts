@@ -4,30 +4,17 @@
 // dead on its next request on any instance; the index entry goes with it. At most maxPerPerson
 // sessions are kept: a sign-in beyond that ends the oldest (those already gone go first).
 import type { IndexedSession, IndexEntry, Person, SessionIndex } from './session-index.js'
-
-/** What the session record itself says, for liveness and last activity. */
-export interface SessionRecord {
-  authenticatedAt?: number
-  lastSeen?: number
-  grantId?: string
-}
+import { liveUntil, type SessionRecord, type SessionTimeouts } from './signed-in.js'
 
 export interface PersonSessionsOptions {
   index: SessionIndex
   readSession: (sid: string) => Promise<SessionRecord | undefined>
   destroySession: (sid: string) => Promise<void>
   deleteGrant: (grantId: string) => Promise<void>
-  idleTimeoutMs: number
-  absoluteTimeoutMs: number
+  timeouts: SessionTimeouts
   maxPerPerson: number
   /** Told of the sessions ended from here (by their handles), so their open pages hear of it. */
   onEnded?: (handles: string[]) => void
-}
-
-/** Whose a session is: its tenant and user id, when the user id is known (user/info or the token said). */
-export function personOf (session: { tenant?: string | undefined, user?: { id?: string | undefined } | undefined }): Person | undefined {
-  const userId = session.user?.id
-  return session.tenant === undefined || userId === undefined ? undefined : { tenant: session.tenant, userId }
 }
 
 export interface LiveSession extends IndexEntry {
@@ -35,12 +22,9 @@ export interface LiveSession extends IndexEntry {
 }
 
 export function createPersonSessions (options: PersonSessionsOptions) {
-  const { index, readSession, destroySession, deleteGrant, idleTimeoutMs, absoluteTimeoutMs, maxPerPerson, onEnded } = options
-
-  const isLive = (record: SessionRecord | undefined, now: number): record is SessionRecord & { authenticatedAt: number } =>
-    record?.authenticatedAt !== undefined &&
-    now - record.authenticatedAt <= absoluteTimeoutMs &&
-    now - (record.lastSeen ?? record.authenticatedAt) <= idleTimeoutMs
+  const { index, readSession, destroySession, deleteGrant, timeouts, maxPerPerson, onEnded } = options
+  const isLive = (record: SessionRecord | undefined, now: number): boolean => liveUntil(record, timeouts, now) !== undefined
+  const lastActiveOf = (record: SessionRecord | undefined): number => typeof record?.lastSeen === 'number' ? record.lastSeen : record?.authenticatedAt as number
 
   /** The live sessions, each with its record; entries of sessions that are gone are pruned. */
   async function live (person: Person, now: number): Promise<LiveSession[]> {
@@ -50,7 +34,7 @@ export function createPersonSessions (options: PersonSessionsOptions) {
     const gone: string[] = []
     entries.forEach((entry, i) => {
       const record = records[i]
-      if (isLive(record, now)) alive.push({ ...entry, lastActiveAt: record.lastSeen ?? record.authenticatedAt })
+      if (isLive(record, now)) alive.push({ ...entry, lastActiveAt: lastActiveOf(record) })
       else gone.push(entry.handle)
     })
     if (gone.length > 0) await index.remove(person, gone)
@@ -62,7 +46,7 @@ export function createPersonSessions (options: PersonSessionsOptions) {
     await Promise.all(entries.map(async (entry, i) => {
       // A re-authorization may have moved the session to a newer grant: end whichever it holds.
       const record = records === undefined ? await readSession(entry.sid) : records[i]
-      const grants = new Set([entry.grantId, record?.grantId].filter((id): id is string => id !== undefined))
+      const grants = new Set([entry.grantId, record?.grantId].filter((id): id is string => typeof id === 'string'))
       await Promise.all([...grants].map(deleteGrant))
       await destroySession(entry.sid)
     }))
@@ -115,9 +99,7 @@ export function createPersonSessions (options: PersonSessionsOptions) {
      * timeout, whichever comes first; undefined when it is over already or gone.
      */
     async liveUntil (sid: string): Promise<number | undefined> {
-      const record = await readSession(sid)
-      if (!isLive(record, Date.now())) return undefined
-      return Math.min(record.authenticatedAt + absoluteTimeoutMs, (record.lastSeen ?? record.authenticatedAt) + idleTimeoutMs)
+      return liveUntil(await readSession(sid), timeouts, Date.now())
     },
 
     /** Drops a session from the index (it ended on its own: sign-out, timeout, a new sign-in). */

@@ -3,6 +3,9 @@
 import type { Config } from '../config.js'
 import { UpstreamError } from '../media/upstream-error.js'
 
+/** The scope registering and finishing an upload need. */
+export const UPLOAD_SCOPE = 'upload'
+
 export interface UploadOptions {
   max_filesize?: number
   max_files?: number

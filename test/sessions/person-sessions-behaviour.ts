@@ -9,7 +9,8 @@ import { createTokenCipher, parseTokenKeys } from '../../src/store/token-cipher.
 import { createSessionStore } from '../../src/store/session-store.js'
 import { createGrantStore } from '../../src/grants/grant-store.js'
 import { createSessionIndex, newSessionHandle, personIndexKey } from '../../src/sessions/session-index.js'
-import { createPersonSessions, type SessionRecord } from '../../src/sessions/person-sessions.js'
+import { createPersonSessions } from '../../src/sessions/person-sessions.js'
+import type { SessionRecord } from '../../src/sessions/signed-in.js'
 import { testTokenKey } from '../helpers/bff.js'
 
 const IDLE_MS = 400
@@ -27,8 +28,7 @@ export function personSessionsBehaviour (t: Test, openStore: () => KeyValueStore
     readSession: async (sid) => await sessions.load(sid) as SessionRecord | undefined,
     destroySession: sessions.drop,
     deleteGrant: async (id) => { await grants.delete(id) },
-    idleTimeoutMs: IDLE_MS,
-    absoluteTimeoutMs: ABSOLUTE_MS,
+    timeouts: { idleTimeoutMs: IDLE_MS, absoluteTimeoutMs: ABSOLUTE_MS },
     maxPerPerson
   })
   // A person of their own per test, so suites may share one Redis.

@@ -1,0 +1,124 @@
+// Who is signed in here: everything the rest of media-bff needs to know of a signed-in session,
+// worked out in this one place from the session's stored record and the timeouts. The session
+// plugin computes it once per request (request.signedIn); routes, plugins and domain code take it
+// from there and never restate its rules: when a session ends (idle or absolute), whose budget
+// its calls count against, which grant and tenant it acts with, how long its record lives.
+import type { Person } from './session-index.js'
+
+export interface SessionTimeouts {
+  /** SESSION_IDLE_TIMEOUT: unused this long, the session ends. */
+  idleTimeoutMs: number
+  /** SESSION_ABSOLUTE_TIMEOUT: this long after sign-in, the session ends whatever happens. */
+  absoluteTimeoutMs: number
+}
+
+/** What a session record may hold: read from a store, so every field is checked before use. */
+export interface SessionRecord {
+  grantId?: unknown
+  tenant?: unknown
+  user?: unknown
+  deniedScopes?: unknown
+  entitlements?: unknown
+  uploadOwner?: unknown
+  handle?: unknown
+  authenticatedAt?: unknown
+  lastSeen?: unknown
+}
+
+export interface SessionUser {
+  id: string | undefined
+  name: string | undefined
+  email: string | undefined
+}
+
+export interface Deadlines {
+  /** When the idle timeout ends it, unless it is used before. */
+  idleEndsAt: number
+  /** When it ends in any case. */
+  absoluteEndsAt: number
+  /** The earlier of the two. */
+  endsAt: number
+}
+
+export interface SignedIn extends Deadlines {
+  /** The session's id in the store (never shown: with the cookie secret it would make a cookie). */
+  sid: string
+  /** Its opaque id in its person's index, as people and pages see it. */
+  handle: string
+  grantId: string
+  tenant: string
+  user: SessionUser
+  /** Whose session it is, when the user id is known (user/info or the token response said). */
+  person: Person | undefined
+  /**
+   * Whose budget its calls count against (rate limits, relayed calls in flight, live channels):
+   * the person, so a second sign-in or browser shares it; without a known user id, the sign-in.
+   */
+  budgetKey: string
+  /** Owner of its upload registrations; kept across a re-authorization. */
+  uploadOwner: string
+  /** Scopes a re-authorization already came back without: no further redirect for them. */
+  deniedScopes: readonly string[]
+  authenticatedAt: number
+  lastSeen: number
+}
+
+/** The session's deadlines, from when it signed in and when it was last used. */
+export function deadlinesOf (authenticatedAt: number, lastSeen: number, timeouts: SessionTimeouts): Deadlines {
+  const idleEndsAt = lastSeen + timeouts.idleTimeoutMs
+  const absoluteEndsAt = authenticatedAt + timeouts.absoluteTimeoutMs
+  return { idleEndsAt, absoluteEndsAt, endsAt: Math.min(idleEndsAt, absoluteEndsAt) }
+}
+
+/** The signed-in session a record holds, or undefined: none signed in there (or a record that is not one). */
+export function signedInOf (sid: string, record: SessionRecord, timeouts: SessionTimeouts): SignedIn | undefined {
+  const { grantId, tenant, authenticatedAt, handle } = record
+  if (typeof grantId !== 'string' || typeof tenant !== 'string' || typeof authenticatedAt !== 'number' || typeof handle !== 'string') return undefined
+  const lastSeen = typeof record.lastSeen === 'number' ? record.lastSeen : authenticatedAt
+  const user = userOf(record.user)
+  const person = user.id === undefined ? undefined : { tenant, userId: user.id }
+  const uploadOwner = typeof record.uploadOwner === 'string' ? record.uploadOwner : grantId
+  return {
+    sid,
+    handle,
+    grantId,
+    tenant,
+    user,
+    person,
+    budgetKey: person === undefined ? `sign-in:${uploadOwner}` : `user:${tenant}:${person.userId}`,
+    uploadOwner,
+    deniedScopes: Array.isArray(record.deniedScopes) ? record.deniedScopes.filter((scope): scope is string => typeof scope === 'string') : [],
+    authenticatedAt,
+    lastSeen,
+    ...deadlinesOf(authenticatedAt, lastSeen, timeouts)
+  }
+}
+
+/** When the session a record holds ends unless it is used before; undefined when it is over or none. */
+export function liveUntil (record: SessionRecord | undefined, timeouts: SessionTimeouts, now: number): number | undefined {
+  if (record === undefined || typeof record.authenticatedAt !== 'number') return undefined
+  const lastSeen = typeof record.lastSeen === 'number' ? record.lastSeen : record.authenticatedAt
+  const { endsAt } = deadlinesOf(record.authenticatedAt, lastSeen, timeouts)
+  return endsAt >= now ? endsAt : undefined
+}
+
+/**
+ * How long a session's record is kept in the store after a write: until its idle timeout, never
+ * beyond its absolute one (at least a second, so a write never has a TTL of nothing).
+ */
+export function recordLifetimeMs (record: SessionRecord, timeouts: SessionTimeouts, now: number): number {
+  const authenticatedAt = typeof record.authenticatedAt === 'number' ? record.authenticatedAt : now
+  return Math.max(1000, Math.min(timeouts.idleTimeoutMs, authenticatedAt + timeouts.absoluteTimeoutMs - now))
+}
+
+/** Whose a session is: its tenant and user id, when the user id is known. */
+export function personOf (session: { tenant?: string | undefined, user?: { id?: string | undefined } | undefined }): Person | undefined {
+  const userId = session.user?.id
+  return session.tenant === undefined || userId === undefined ? undefined : { tenant: session.tenant, userId }
+}
+
+function userOf (value: unknown): SessionUser {
+  const user = value !== null && typeof value === 'object' ? value as Record<string, unknown> : {}
+  const text = (field: unknown): string | undefined => typeof field === 'string' ? field : undefined
+  return { id: text(user.id), name: text(user.name), email: text(user.email) }
+}
