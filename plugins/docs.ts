@@ -15,5 +15,5 @@ export default fp(async (app) => {
       tags: [{ name: 'auth' }, { name: 'uploads' }, { name: 'api', description: 'The relay: allowlisted media service operations, called with the user\'s token' }, { name: 'operations' }]
     }
   })
-  app.get('/docs', { schema: { hide: true }, onRequest: app.operatorsOnly }, async () => app.swagger())
-}, { name: 'docs', dependencies: ['config', 'metrics'] })
+  app.get('/docs', { schema: { hide: true }, config: { operators: 'metrics' } }, async () => app.swagger())
+}, { name: 'docs', dependencies: ['config'] })

@@ -5,11 +5,9 @@
 // their standard names, which stock Node.js dashboards and alerts query; the scrape job's
 // instance and job labels already say whose they are.
 // Each app has its own registry, so several instances (tests, benchmarks) never collide.
-// With METRICS_TOKEN set, /metrics (and /docs, plugins/docs.ts) are for operators only.
+// With METRICS_TOKEN set, /metrics (and /docs) are for operators only (plugins/operators.ts).
 import fp from 'fastify-plugin'
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
-import { bearerTokenCheck } from '../src/bearer-token.js'
 
 export interface Metrics {
   login: (outcome: string) => void
@@ -48,8 +46,6 @@ export interface Metrics {
 declare module 'fastify' {
   interface FastifyInstance {
     metrics: Metrics
-    /** onRequest hook for the operators' routes (/metrics, /docs): see operatorOnly below. */
-    operatorsOnly: onRequestAsyncHookHandler
   }
 }
 
@@ -137,27 +133,10 @@ export default fp(async (app) => {
     series.observe(reply.elapsedTime / 1000)
   })
 
-  const operatorsOnly = operatorOnly(app.config.metricsToken)
-  app.decorate('operatorsOnly', operatorsOnly)
-  app.get('/metrics', { schema: { hide: true }, onRequest: operatorsOnly }, async (_request, reply) => {
+  app.get('/metrics', { schema: { hide: true }, config: { operators: 'metrics' } }, async (_request, reply) => {
     return await reply.header('content-type', registry.contentType).send(await registry.metrics())
   })
 }, { name: 'metrics', dependencies: ['config'] })
-
-/**
- * An onRequest hook for the operators' routes. Without a token they are open (keep them off the
- * public proxy then). With one, a request without `Authorization: Bearer <token>` gets the very
- * answer of a route that does not exist, so the public cannot even tell they are there
- * (src/bearer-token.ts compares in constant time).
- */
-function operatorOnly (token: string | undefined): onRequestAsyncHookHandler {
-  const allowed = token === undefined ? undefined : bearerTokenCheck(token)
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    if (allowed === undefined || allowed(request.headers.authorization)) return
-    reply.callNotFound()
-    return await reply
-  }
-}
 
 /** A relayed call's outcome from media-bff's answer: a short, fixed set of label values. */
 function relayOutcome (status: number): string {

@@ -5,7 +5,6 @@
 // time readiness is lost.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
-import { bearerTokenCheck } from '../src/bearer-token.js'
 
 const READY_RETRY_AFTER_S = 5
 
@@ -15,8 +14,6 @@ const Checks = Type.Object({
 })
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  const { metricsToken } = app.config
-  const isOperator = metricsToken === undefined ? () => false : bearerTokenCheck(metricsToken)
   let storeDown = false
 
   app.get('/healthz', {
@@ -39,7 +36,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       await app.stores.ping()
       storeDown = false
     } catch (error) {
-      checks.store = isOperator(request.headers.authorization) ? `unreachable: ${(error as Error).message}` : 'unreachable'
+      checks.store = app.isOperator(request) ? `unreachable: ${(error as Error).message}` : 'unreachable'
       if (!storeDown) request.log.warn({ reason: (error as Error).message }, 'not ready: the store cannot be reached')
       storeDown = true
     }

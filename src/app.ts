@@ -6,6 +6,7 @@ import type { Config } from './config.js'
 import { serverOptions } from './server-options.js'
 import configPlugin from '../plugins/config.js'
 import metricsPlugin from '../plugins/metrics.js'
+import operatorsPlugin from '../plugins/operators.js'
 import docsPlugin from '../plugins/docs.js'
 import securityHeadersPlugin from '../plugins/security-headers.js'
 import storesPlugin from '../plugins/stores.js'
@@ -48,6 +49,8 @@ export async function app (fastify: FastifyInstance, { config }: AppOptions): Pr
   await fastify.register(errorsPlugin)
   await fastify.register(corsPlugin)
   await fastify.register(csrfPlugin)
+  // After the CSRF check: a write without X-CSRF is 403 whether an operators' route exists or not.
+  await fastify.register(operatorsPlugin)
   await fastify.register(mediaPlugin)
   await fastify.register(grantsPlugin)
   await fastify.register(rateLimitPlugin)

@@ -1,0 +1,43 @@
+// Operators' endpoints, behind `Authorization: Bearer <token>`, declared on the route
+// (`config: { operators: 'metrics' | 'lever' }`) and enforced by the one hook here: METRICS_TOKEN
+// for what operators read (/metrics, /docs; open when unset: keep them off the public proxy then),
+// OPERATOR_TOKEN for the levers that act (their routes exist only when it is set). Anyone else
+// gets the very answer of a route that does not exist, so the public cannot even tell they are
+// there. The comparison is src/bearer-token.ts's, in constant time.
+import fp from 'fastify-plugin'
+import type { FastifyRequest } from 'fastify'
+import { bearerTokenCheck } from '../src/bearer-token.js'
+
+export type OperatorToken = 'metrics' | 'lever'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Only for `Authorization: Bearer <METRICS_TOKEN | OPERATOR_TOKEN>`; 404 to anyone else. */
+    operators?: OperatorToken
+  }
+  interface FastifyInstance {
+    /**
+     * Whether this request carries the METRICS_TOKEN (never when it is unset): for routes open to
+     * all that tell operators more (why /readyz is not ready).
+     */
+    isOperator: (request: FastifyRequest) => boolean
+  }
+}
+
+export default fp(async (app) => {
+  const { metricsToken, operatorToken } = app.config
+  const checks: Record<OperatorToken, ((authorization: string | undefined) => boolean) | undefined> = {
+    metrics: metricsToken === undefined ? undefined : bearerTokenCheck(metricsToken),
+    lever: operatorToken === undefined ? undefined : bearerTokenCheck(operatorToken)
+  }
+  app.decorate('isOperator', (request: FastifyRequest) => checks.metrics?.(request.headers.authorization) === true)
+  app.addHook('onRequest', async (request, reply) => {
+    const which = request.routeOptions.config.operators
+    if (which === undefined) return
+    const allowed = checks[which]
+    // No METRICS_TOKEN: what operators read is open (the lever's routes are not even registered).
+    if (allowed === undefined ? which === 'metrics' : allowed(request.headers.authorization)) return
+    reply.callNotFound()
+    return await reply
+  })
+}, { name: 'operators', dependencies: ['config'] })
