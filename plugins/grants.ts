@@ -1,5 +1,4 @@
-// The signed-in session's grant, for routes: the token refresher (`tokens`), and the scopes a
-// route needs, declared on the route (`config: { scopes: [...] }`, as @fastify/rate-limit takes
+// The signed-in session's grant, for routes: the scopes a route needs, declared on the route (`config: { scopes: [...] }`, as @fastify/rate-limit takes
 // its settings) and enforced by one hook, which hands the route its `request.access`: the grant
 // as read, its tenant, and the one way to call the service with its token. A sign-in whose grant
 // is gone ends here, where that is found out, not in the error handler.
@@ -7,14 +6,10 @@ import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, LOGIN_URL, loginRequired } from '../src/errors.js'
 import { GrantEndedError, GrantMissingError } from '../src/grants/grant-errors.js'
-import { createTokenRefresher, type TokenRefresher } from '../src/grants/token-refresher.js'
 import { withAccessToken } from '../src/grants/with-access-token.js'
 import { checkScopes } from '../src/oauth/scope-check.js'
 import { safeReturnPath } from '../src/oauth/return-to.js'
 import type { Access } from '../src/grants/access.js'
-
-/** How long a refresh may take before its caller stops waiting; the refresh itself goes on. */
-const LOCK_WAIT_MARGIN_MS = 5_000
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -28,31 +23,10 @@ declare module 'fastify' {
     /** Set once the route's `scopes` are checked; see Access. */
     access: Access | undefined
   }
-  interface FastifyInstance {
-    tokens: TokenRefresher
-  }
 }
 
 export default fp(async (app) => {
   const { config } = app
-  app.decorate('tokens', createTokenRefresher({
-    grants: app.grants,
-    store: app.stores.locks,
-    refresh: app.tokenEndpoint.refresh,
-    skewMs: config.oauth.refreshSkewMs,
-    callerWaitMs: config.upstreamTimeoutMs,
-    // The lease (15 s by default) outlives a stalled process (GC pause, CPU starvation) by a wide
-    // margin and is renewed while the refresh runs; a crashed holder blocks one grant for one lease.
-    lockLeaseMs: config.oauth.refreshLockLeaseMs,
-    lockRenewEveryMs: Math.min(2_000, config.oauth.refreshLockLeaseMs / 3),
-    lockWaitMs: app.tokenEndpoint.refreshDeadlineMs + LOCK_WAIT_MARGIN_MS,
-    onRefresh: (outcome, seconds) => app.metrics.refresh(outcome, seconds),
-    // Every user is refused alike until the operator acts; single-flight makes this one line per
-    // refresh attempt, not one per waiting request.
-    onClientRejected: (error) => app.log.error({ tokenError: error }, 'the token endpoint refused media-bff\'s client credentials (OAUTH_CLIENT_ID / OAUTH_CLIENT_SECRET); sessions are kept'),
-    onLockWait: (seconds) => app.metrics.lockWait(seconds)
-  }))
-
   /** Ends the sign-in whose grant is gone; the store failing too changes nothing for the answer. */
   const endedWith = async (request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<never> => {
     await app.endSignIn(request, reply, 'ended').catch(() => {})
@@ -91,7 +65,7 @@ export default fp(async (app) => {
       })
     }
   })
-}, { name: 'grants', dependencies: ['config', 'stores', 'session', 'media', 'metrics'] })
+}, { name: 'grants', dependencies: ['config', 'stores', 'session', 'tokens'] })
 
 /** The page that made the call, when it is ours, so re-authorization lands back on it. */
 function refererPath (request: FastifyRequest): string {

@@ -8,6 +8,7 @@ import { memoised } from '../src/bounded-memo.js'
 import { personOf, signedInOf, type SignedIn } from '../src/sessions/signed-in.js'
 import { newSessionHandle } from '../src/sessions/session-index.js'
 import { describeDevice } from '../src/sessions/device.js'
+import type { SessionEndReason } from '../src/events/live-message.js'
 import { coarseNetwork } from '../src/sessions/network.js'
 import type { SignedInSession } from '../src/oauth/session-after-sign-in.js'
 
@@ -151,7 +152,7 @@ export default fp(async (app) => {
   app.decorate('endSignIn', async (request: FastifyRequest, reply: FastifyReply, reason: SessionEndReason = 'signed_out') => { await endSignIn(app, request, reply, reason) })
   app.decorate('ensureSession', ensureSession)
   app.decorate('beginSession', async (request: FastifyRequest, signedIn: SignedInSession) => { await beginSession(app, request, signedIn) })
-}, { name: 'session', dependencies: ['config', 'stores', 'metrics'] })
+}, { name: 'session', dependencies: ['config', 'stores', 'metrics', 'live-updates'] })
 
 /**
  * @fastify/cookie's signer, remembering recent signatures and verifications: both are pure
@@ -180,8 +181,6 @@ async function ensureSession (request: FastifyRequest): Promise<FastifyRequest['
   return request.session
 }
 
-export type SessionEndReason = 'signed_out' | 'expired' | 'ended'
-
 async function endSignIn (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, reason: SessionEndReason): Promise<void> {
   const { session } = request
   if (session === undefined || session === null) return
@@ -190,7 +189,7 @@ async function endSignIn (app: FastifyInstance, request: FastifyRequest, reply: 
   const person = personOf(session)
   if (person !== undefined && session.handle !== undefined) await app.personSessions.forget(person, session.handle)
   await session.destroy()
-  if (session.handle !== undefined) app.announceSessionsEnded([session.handle], reason)
+  if (session.handle !== undefined) app.live.announceSessionsEnded([session.handle], reason)
   const { cookieName, secureCookie } = app.config.session
   reply.clearCookie(cookieName, { path: '/', httpOnly: true, secure: secureCookie, sameSite: 'lax' })
 }
@@ -203,7 +202,7 @@ async function beginSession (app: FastifyInstance, request: FastifyRequest, sign
   await request.session.regenerate()
   if (oldGrant !== undefined) await app.grants.delete(oldGrant)
   // This browser's open pages follow it to the new session (they reconnect with the new cookie).
-  if (previousHandle !== undefined) app.announceSessionsEnded([previousHandle], 'replaced')
+  if (previousHandle !== undefined) app.live.announceSessionsEnded([previousHandle], 'replaced')
   const person = personOf(signedIn)
   const samePerson = person !== undefined && previousPerson?.tenant === person.tenant && previousPerson.userId === person.userId
   if (previousPerson !== undefined && previousHandle !== undefined && !samePerson) await app.personSessions.forget(previousPerson, previousHandle)
@@ -224,7 +223,8 @@ async function beginSession (app: FastifyInstance, request: FastifyRequest, sign
       device: describeDevice(request.headers['user-agent']),
       network: coarseNetwork(request.ip)
     }, samePerson ? previousHandle : undefined)
-    if (ended > 0) app.metrics.sessionsEnded('over_cap', ended)
+    app.live.announceSessionsEnded(ended.handles, 'ended')
+    app.metrics.sessionsEnded('over_cap', ended.live)
   } catch (error) {
     // Not indexed, not kept: a session nobody could list or end from elsewhere.
     await request.session.destroy().catch(() => {})

@@ -13,8 +13,6 @@ import { createSessionStore, type SessionStore } from '../src/store/session-stor
 import { createSessionIndex } from '../src/sessions/session-index.js'
 import { createPersonSessions, type PersonSessions } from '../src/sessions/person-sessions.js'
 import { recordLifetimeMs, type SessionRecord } from '../src/sessions/signed-in.js'
-import { createMemoryEventBus, createRedisEventBus, type EventBus } from '../src/events/event-bus.js'
-import { newMessageId } from '../src/events/live-message.js'
 import { createUploadedFiles, type UploadedFiles } from '../src/uploads/uploaded-files.js'
 
 declare module 'fastify' {
@@ -35,12 +33,8 @@ declare module 'fastify' {
     sessionStore: SessionStore<SessionRecord>
     /** Each person's sessions: listed, ended one by one or all at once, on every instance. */
     personSessions: PersonSessions
-    /** Live messages between instances (Redis pub/sub, or in this process). */
-    eventBus: EventBus
     /** Whose files media-bff saw finished, for the webhooks about them. */
     uploadedFiles: UploadedFiles
-    /** Tells every instance that these sessions ended: their open pages are closed and told why. */
-    announceSessionsEnded: (handles: string[], reason: string) => void
   }
 }
 
@@ -91,25 +85,16 @@ export default fp(async (app) => {
     ttlMs: (session) => recordLifetimeMs(session, timeouts, Date.now())
   })
   app.decorate('sessionStore', sessionStore)
-  const eventBus = stores.redis === undefined ? createMemoryEventBus() : createRedisEventBus(stores.redis, `${config.redisKeyPrefix}live-events`)
-  app.decorate('eventBus', eventBus)
   app.decorate('uploadedFiles', createUploadedFiles(stores.finishes))
-  // A page that misses this (Redis away) learns it on its next call or when it is looked at again.
-  const announceSessionsEnded = (handles: string[], reason: string): void => {
-    eventBus.publish({ id: newMessageId(), event: 'session', handles, data: { ended: true, reason } }).catch(() => {})
-  }
-  app.decorate('announceSessionsEnded', announceSessionsEnded)
   app.decorate('personSessions', createPersonSessions({
     index: createSessionIndex(stores.people, { lifetimeMs: timeouts.absoluteTimeoutMs }),
     readSession: async (sid) => sessionRecordOf(await sessionStore.load(sid)),
     destroySession: sessionStore.drop,
     deleteGrant: async (grantId) => { await app.grants.delete(grantId) },
     timeouts,
-    maxPerPerson: MAX_SESSIONS_PER_PERSON,
-    onEnded: (handles) => { announceSessionsEnded(handles, 'ended') }
+    maxPerPerson: MAX_SESSIONS_PER_PERSON
   }))
   app.addHook('onClose', async () => {
-    await eventBus.close()
     await stores.close()
   })
 }, { name: 'stores', dependencies: ['config', 'metrics'] })

@@ -1,7 +1,7 @@
 // GET /events: the signed-in page's live channel, as Server-Sent Events (README.md, "Live
 // updates"). Thin: who may open one is declared here (signed in with a live grant, from our own
-// pages' origins, within the person's rate), the channel itself is app.openEventStream
-// (plugins/live-events.ts).
+// pages' origins, within the person's rate), the channel itself is app.live's
+// (plugins/live-updates.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
 import { ErrorBody } from './schemas.js'
@@ -27,7 +27,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       scopes: []
     }
   }, async (request, reply) => {
-    await app.openEventStream(request, reply, request.headers['last-event-id'])
+    await app.live.openChannel(request, reply, request.headers['last-event-id'])
   })
 }
 

@@ -49,10 +49,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       await app.endSignIn(request, reply)
       return { ended: 1, signed_out: true }
     }
-    const ended = person === undefined ? 0 : await app.personSessions.end(person, [request.params.id])
-    if (ended === 0) throw new AppError('not_found', 'You have no such session; it may have ended already.')
-    app.metrics.sessionsEnded('ended_by_person', ended)
-    return { ended, signed_out: false }
+    const ended = person === undefined ? { live: 0, handles: [] } : await app.personSessions.end(person, [request.params.id])
+    if (ended.live === 0) throw new AppError('not_found', 'You have no such session; it may have ended already.')
+    app.live.announceSessionsEnded(ended.handles, 'ended')
+    app.metrics.sessionsEnded('ended_by_person', ended.live)
+    return { ended: ended.live, signed_out: false }
   })
 
   app.post('/auth/sessions/end-others', {
@@ -60,9 +61,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     ...signedInOnly
   }, async (request) => {
     const { person, handle } = accessOf(request).signedIn
-    const ended = person === undefined ? 0 : await app.personSessions.endAll(person, handle)
-    app.metrics.sessionsEnded('other_sessions', ended)
-    return { ended }
+    const ended = person === undefined ? { live: 0, handles: [] } : await app.personSessions.endAll(person, handle)
+    app.live.announceSessionsEnded(ended.handles, 'ended')
+    app.metrics.sessionsEnded('other_sessions', ended.live)
+    return { ended: ended.live }
   })
 }
 

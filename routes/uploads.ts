@@ -101,7 +101,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       throw error
     })
     app.metrics.finish('finished')
-    await app.announceFinished(signedIn, result.files)
+    await app.live.announceFinished(signedIn, result.files)
     return result
   })
 }

@@ -2,7 +2,7 @@
 // (README.md, "Live updates"). Server to server: no session and no X-CSRF (the service sends
 // neither), a rate limit per sending address, a small body. Registered only when WEBHOOK_KEYS
 // names a key. The answer comes as soon as the webhook is verified and its follow-up queued for
-// good (plugins/webhooks.ts); a webhook that cannot be queued is refused with 503 and Retry-After,
+// good (plugins/live-updates.ts); a webhook that cannot be queued is refused with 503 and Retry-After,
 // which the service retries. Every refusal is counted and logged once: in onError, which sees
 // those of the handler, the body parser and the rate limit alike.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -28,7 +28,7 @@ class WebhookRefused extends AppError {
 const QUEUE_FULL_RETRY_AFTER_S = 30
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
-  if (app.webhooks.tenants.size === 0) return
+  if (app.live.webhooks.tenants.size === 0) return
   const { path } = app.config.webhooks
 
   const options = {
@@ -43,8 +43,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const schema = { tags: ['webhooks'], response: { 200: Received, 202: Received, 400: ErrorBody, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody, 503: ErrorBody } }
 
   const receive = async (tenant: string, body: unknown, reply: FastifyReply): Promise<{ status: 'accepted' | 'duplicate' }> => {
-    if (!app.webhooks.tenants.has(tenant)) throw new WebhookRefused('refused_tenant', 'not_found', 'No webhooks are received for this tenant.')
-    const result = await app.webhooks.receive(tenant, body)
+    if (!app.live.webhooks.tenants.has(tenant)) throw new WebhookRefused('refused_tenant', 'not_found', 'No webhooks are received for this tenant.')
+    const result = await app.live.webhooks.receive(tenant, body)
     if (result.outcome === 'queue_full') throw new WebhookRefused('queue_full', 'unavailable', 'media-bff has too many webhooks to follow up; send it again later.')
     if (result.hint === undefined) throw new WebhookRefused(result.outcome, 'invalid_request', `The webhook was refused: ${result.reason ?? result.outcome}.`)
     app.metrics.webhook(result.outcome)

@@ -19,8 +19,8 @@ import mediaPlugin from '../plugins/media.js'
 import grantsPlugin from '../plugins/grants.js'
 import rateLimitPlugin from '../plugins/rate-limit.js'
 import relayPlugin from '../plugins/relay.js'
-import liveEventsPlugin from '../plugins/live-events.js'
-import webhooksPlugin from '../plugins/webhooks.js'
+import liveUpdatesPlugin from '../plugins/live-updates.js'
+import tokensPlugin from '../plugins/tokens.js'
 import demoSitePlugin from '../plugins/demo-site.js'
 import clientModulePlugin from '../plugins/client-module.js'
 import healthRoutes from '../routes/health.js'
@@ -45,18 +45,18 @@ export async function app (fastify: FastifyInstance, { config }: AppOptions): Pr
   await fastify.register(docsPlugin)
   await fastify.register(securityHeadersPlugin)
   await fastify.register(storesPlugin)
+  await fastify.register(mediaPlugin)
+  await fastify.register(tokensPlugin)
+  await fastify.register(liveUpdatesPlugin)
   await fastify.register(sessionPlugin)
   await fastify.register(errorsPlugin)
   await fastify.register(corsPlugin)
   await fastify.register(csrfPlugin)
   // After the CSRF check: a write without X-CSRF is 403 whether an operators' route exists or not.
   await fastify.register(operatorsPlugin)
-  await fastify.register(mediaPlugin)
   await fastify.register(grantsPlugin)
   await fastify.register(rateLimitPlugin)
   await fastify.register(relayPlugin)
-  await fastify.register(liveEventsPlugin)
-  await fastify.register(webhooksPlugin)
   await fastify.register(healthRoutes)
   await fastify.register(authRoutes)
   await fastify.register(uploadRoutes)

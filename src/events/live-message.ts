@@ -5,6 +5,9 @@ import { jsonRecord } from '../media/json-record.js'
 
 export type LiveEventName = 'file' | 'session'
 
+/** Why a session ended, as its open pages are told: signed out, timed out, ended from elsewhere, replaced by a new sign-in in the same browser. */
+export type SessionEndReason = 'signed_out' | 'expired' | 'ended' | 'replaced'
+
 export interface LiveMessage {
   /** Ordered by time, unique: the SSE id, and what Last-Event-ID names on a reconnect. */
   id: string

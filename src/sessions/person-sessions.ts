@@ -13,8 +13,12 @@ export interface PersonSessionsOptions {
   deleteGrant: (grantId: string) => Promise<void>
   timeouts: SessionTimeouts
   maxPerPerson: number
-  /** Told of the sessions ended from here (by their handles), so their open pages hear of it. */
-  onEnded?: (handles: string[]) => void
+}
+
+/** What ending sessions did: how many were live, and the handles of all ended (their open pages are to be told). */
+export interface Ended {
+  live: number
+  handles: string[]
 }
 
 export interface LiveSession extends IndexEntry {
@@ -22,7 +26,7 @@ export interface LiveSession extends IndexEntry {
 }
 
 export function createPersonSessions (options: PersonSessionsOptions) {
-  const { index, readSession, destroySession, deleteGrant, timeouts, maxPerPerson, onEnded } = options
+  const { index, readSession, destroySession, deleteGrant, timeouts, maxPerPerson } = options
   const isLive = (record: SessionRecord | undefined, now: number): boolean => liveUntil(record, timeouts, now) !== undefined
   const lastActiveOf = (record: SessionRecord | undefined): number => typeof record?.lastSeen === 'number' ? record.lastSeen : record?.authenticatedAt as number
 
@@ -42,7 +46,7 @@ export function createPersonSessions (options: PersonSessionsOptions) {
   }
 
   /** Ends each entry's session and grant (records: already read, in the same order) and drops the entries. */
-  async function endEntries (person: Person, entries: readonly IndexEntry[], records?: ReadonlyArray<SessionRecord | undefined>): Promise<void> {
+  async function endEntries (person: Person, entries: readonly IndexEntry[], records?: ReadonlyArray<SessionRecord | undefined>): Promise<string[]> {
     await Promise.all(entries.map(async (entry, i) => {
       // A re-authorization may have moved the session to a newer grant: end whichever it holds.
       const record = records === undefined ? await readSession(entry.sid) : records[i]
@@ -50,23 +54,23 @@ export function createPersonSessions (options: PersonSessionsOptions) {
       await Promise.all([...grants].map(deleteGrant))
       await destroySession(entry.sid)
     }))
-    await index.remove(person, entries.map((entry) => entry.handle))
-    if (entries.length > 0) onEnded?.(entries.map((entry) => entry.handle))
+    const handles = entries.map((entry) => entry.handle)
+    await index.remove(person, handles)
+    return handles
   }
 
   return {
     /**
      * Indexes a new sign-in, in place of `replacing` (the session it rotated from, if it was this
-     * person's); resolves to how many older sessions had to end to stay within maxPerPerson.
+     * person's); resolves to the older sessions that had to end to stay within maxPerPerson.
      */
-    async recordSignIn (person: Person, handle: string, session: IndexedSession, replacing?: string): Promise<number> {
+    async recordSignIn (person: Person, handle: string, session: IndexedSession, replacing?: string): Promise<Ended> {
       const count = await index.add(person, handle, session, replacing)
-      if (count <= maxPerPerson) return 0
+      if (count <= maxPerPerson) return { live: 0, handles: [] }
       const alive = (await live(person, Date.now())).filter((entry) => entry.handle !== handle)
       const excess = alive.length + 1 - maxPerPerson
-      if (excess <= 0) return 0
-      await endEntries(person, alive.slice(0, excess))
-      return excess
+      if (excess <= 0) return { live: 0, handles: [] }
+      return { live: excess, handles: await endEntries(person, alive.slice(0, excess)) }
     },
 
     /** Live sessions, most recently active first. */
@@ -74,24 +78,23 @@ export function createPersonSessions (options: PersonSessionsOptions) {
       return (await live(person, Date.now())).sort((a, b) => b.lastActiveAt - a.lastActiveAt)
     },
 
-    /** Ends the sessions whose handles are listed (unknown ones are ignored); resolves to how many were live. */
-    async end (person: Person, handles: readonly string[]): Promise<number> {
+    /** Ends the sessions whose handles are listed and that are live (unknown ones are ignored). */
+    async end (person: Person, handles: readonly string[]): Promise<Ended> {
       const wanted = new Set(handles)
       const alive = (await live(person, Date.now())).filter((entry) => wanted.has(entry.handle))
-      await endEntries(person, alive)
-      return alive.length
+      return { live: alive.length, handles: await endEntries(person, alive) }
     },
 
     /**
      * Ends every session of the person but `except` (none: all), and the grants of sessions that
-     * are already gone; resolves to how many live sessions were ended.
+     * are already gone; `live` counts the live sessions ended.
      */
-    async endAll (person: Person, except?: string): Promise<number> {
+    async endAll (person: Person, except?: string): Promise<Ended> {
       const entries = (await index.entries(person)).filter((entry) => entry.handle !== except)
       const now = Date.now()
       const records = await Promise.all(entries.map(async (entry) => await readSession(entry.sid)))
-      await endEntries(person, entries, records)
-      return records.filter((record) => isLive(record, now)).length
+      const handles = await endEntries(person, entries, records)
+      return { live: records.filter((record) => isLive(record, now)).length, handles }
     },
 
     /**

@@ -1,8 +1,9 @@
 // Webhook follow-ups in one instance (no Redis), over HTTP against the emulator: a webhook is
 // answered 2xx only once its follow-up is queued, so a full queue answers 503 with Retry-After and
 // the service's retry of it is taken, not dropped as a duplicate; a follow-up calls the service
-// as requests do (refresh and retry on invalid_token); a finish tells the pages in one message and
-// answers without waiting for the bus.
+// as requests do (refresh and retry on invalid_token); a finish sent twice tells the pages once.
+// (That a finish tells its pages in one message and does not wait for the bus:
+// test/events/finish-announcement.unit.test.ts.)
 import t, { type Test } from 'tap'
 import { request } from 'undici'
 import { startStack, UNLIMITED_RATES } from '../helpers/bff.js'
@@ -10,8 +11,6 @@ import { signIn } from '../helpers/sign-in.js'
 import { uploadDirect } from '../helpers/direct-upload.js'
 import { openChannel } from '../helpers/event-stream.js'
 import { signedWebhook } from '../helpers/webhooks.js'
-import { pollUntil } from '../emulator/poll.js'
-import type { LiveMessage } from '../../src/events/live-message.js'
 
 const WEBHOOK_KEY = 'webhook-key-0123456789-abcdefghijkl'
 
@@ -56,7 +55,7 @@ t.test('a full queue answers 503 with Retry-After; the service\'s retry is then 
   t.ok(refused.length >= 10, `${refused.length} refused once the queue was full`)
   t.match(first.find((answer) => answer.status === 503), { body: { error: 'unavailable' }, retryAfter: /^\d+$/ }, 'with Retry-After, for the service to retry')
   stack.emulator.clearFaults()
-  await stack.bff.inner.webhooks.idle()
+  await stack.bff.inner.live.webhooks.idle()
   for (const body of refused) t.equal((await post(body)).status, 202, 'the retry is taken as a first delivery')
   // (The latest: with MEMORY_MAX_SESSIONS=10 the store of webhook ids holds only the last few.)
   t.equal((await post(refused.at(-1) ?? '')).status, 200, 'and only now is the same id a duplicate')
@@ -76,22 +75,6 @@ t.test('a follow-up refused as invalid_token refreshes and tries again, as a req
   t.match((await page.waitFor('file', 1)).at(-1), { file_id: fileId, title: 'Renamed' }, 'the page hears of it')
   t.equal(stack.emulator.counters().tokenGrants.refresh_token, refreshes + 1, 'after one refresh')
   t.equal(await counter('media_bff_webhook_follow_ups_total', 'outcome="announced"'), 1)
-})
-
-t.test('a finish tells the pages in one message, and answers without waiting for the bus', async (t) => {
-  const { stack, upload } = await stackWithUpload(t)
-  const published: LiveMessage[] = []
-  const { eventBus } = stack.bff.inner
-  const publish = eventBus.publish
-  // A bus that never answers (Redis stalled, say).
-  eventBus.publish = async (message) => { published.push(message); await new Promise(() => {}) }
-  t.teardown(() => { eventBus.publish = publish })
-  const fileIds = await upload(3)
-  t.equal(fileIds.length, 3, 'finished, while the bus hangs')
-  await pollUntil('announced', () => published.length, (count) => count > 0)
-  t.equal(published.length, 1, 'one message')
-  t.same((published[0]?.data.files as Array<{ file_id: number }>).map((file) => file.file_id), fileIds, 'for all three files')
-  t.equal(published[0]?.data.event, 'finished')
 })
 
 t.test('a finish sent twice tells the pages once', async (t) => {
