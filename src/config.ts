@@ -23,7 +23,7 @@ export interface Config {
   trustProxy: string[]
   /** Origins allowed to call state-changing routes (PUBLIC_URL's origin is always allowed). */
   allowedOrigins: string[]
-  tenants: Map<string, Tenant>
+  tenants: ReadonlyMap<string, Tenant>
   defaultTenant: string
   oauth: {
     clientId: string
@@ -76,7 +76,7 @@ export interface Config {
   /** The media service's webhooks: where they are received, and each tenant's keys (none: off). */
   webhooks: {
     path: string
-    keys: Map<string, string[]>
+    keys: ReadonlyMap<string, readonly string[]>
     perMinute: number
     /** On Redis: how long a follow-up an instance took may go unclaimed before another takes it over. */
     takeoverAfterMs: number
@@ -292,7 +292,24 @@ export function loadConfig (env: Env = process.env): Config {
     }
   }
   if (read.problems.length > 0) throw new ConfigError(read.problems)
-  return config
+  return deepFreeze(config)
+}
+
+/**
+ * Frozen all the way down: the configuration is read once and never grows or changes while
+ * the application runs (its maps are frozen too: set and delete throw).
+ */
+function deepFreeze<T> (value: T): T {
+  if (value instanceof Map) {
+    for (const entry of value.values()) deepFreeze(entry)
+    const frozen = value as Map<unknown, unknown>
+    frozen.set = () => { throw new TypeError('the configuration is frozen') }
+    frozen.delete = () => { throw new TypeError('the configuration is frozen') }
+    frozen.clear = () => { throw new TypeError('the configuration is frozen') }
+  } else if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const field of Object.values(value)) deepFreeze(field)
+  }
+  return value !== null && typeof value === 'object' ? Object.freeze(value) : value
 }
 
 const MIN_WEBHOOK_KEY_LENGTH = 16

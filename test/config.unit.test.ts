@@ -204,3 +204,14 @@ t.test('METRICS_TOKEN: unset leaves /metrics and /docs open; set, it is kept for
   t.match(problems, [/^METRICS_TOKEN: must be a random string of at least 32 characters/])
   t.notMatch(problems.join('\n'), 'short-metrics-token', 'the token is not echoed')
 })
+
+t.test('the configuration is frozen all the way down: it never grows or changes while media-bff runs', async (t) => {
+  const config = loadConfig({ ...valid, MEDIA_BASE_URL: '', MEDIA_TENANTS: 'north=https://north.example,south=https://south.example', WEBHOOK_KEYS: 'north:key-of-north-0123456789' })
+  t.ok(Object.isFrozen(config) && Object.isFrozen(config.oauth) && Object.isFrozen(config.oauth.scopes) && Object.isFrozen(config.session))
+  t.throws(() => { (config.oauth.scopes as string[]).push('share') }, TypeError)
+  t.throws(() => { (config as { port: number }).port = 1 }, TypeError)
+  // Read-only in their type too; at run time, whatever a cast would let through throws.
+  t.throws(() => { (config.tenants as Map<string, unknown>).set('west', {}) }, TypeError, 'its maps too')
+  t.throws(() => { (config.webhooks.keys as Map<string, unknown>).delete('north') }, TypeError)
+  t.ok(Object.isFrozen(config.tenants.get('north')), 'and what they hold')
+})
