@@ -8,7 +8,7 @@ import { AppError, LOGIN_URL, loginRequired } from '../src/errors.js'
 import { GrantEndedError, GrantMissingError } from '../src/grants/grant-errors.js'
 import { withAccessToken } from '../src/grants/with-access-token.js'
 import { checkScopes } from '../src/oauth/scope-check.js'
-import { safeReturnPath } from '../src/oauth/return-to.js'
+import { safeReturnPath } from '../src/sign-in/return-to.js'
 import type { Access } from '../src/grants/access.js'
 
 declare module 'fastify' {

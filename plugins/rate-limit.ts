@@ -10,7 +10,7 @@
 // signed-in users need (at maxmemory with noeviction Redis refuses their refresh locks and grant
 // writes). Behind N replicas an address may start up to N times the limit; the limit is there
 // against one client hammering sign-ins, and a wide flood costs media-bff only CPU, since starting
-// a sign-in writes nothing to any store (src/oauth/login-transactions.ts).
+// a sign-in writes nothing to any store (src/sign-in/login-transactions.ts).
 // A route opts in by naming its limit in its config (`config: { limit: 'register' }`), and one
 // hook applies it (the plugin itself is registered with global off).
 //

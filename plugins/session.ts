@@ -10,7 +10,7 @@ import { newSessionHandle } from '../src/sessions/session-index.js'
 import { describeDevice } from '../src/sessions/device.js'
 import type { SessionEndReason } from '../src/events/live-message.js'
 import { coarseNetwork } from '../src/sessions/network.js'
-import type { SignedInSession } from '../src/oauth/session-after-sign-in.js'
+import type { SignedInSession } from '../src/sign-in/session-after-sign-in.js'
 
 export interface SessionUser {
   id: string | undefined

@@ -4,12 +4,12 @@ import type { FastifyPluginAsyncTypebox, Static } from '@fastify/type-provider-t
 import { Type } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, LOGIN_URL } from '../src/errors.js'
-import { MAX_LENGTH as MAX_RETURN_TO_LENGTH, parseReturnTarget } from '../src/oauth/return-to.js'
-import { parseScopes } from '../src/oauth/scopes.js'
-import { startSignIn } from '../src/oauth/sign-in.js'
-import { runCallback, type CallbackOutcome } from '../src/oauth/callback.js'
-import { LoginTooLargeError } from '../src/oauth/login-transactions.js'
-import { sessionAfterSignIn } from '../src/oauth/session-after-sign-in.js'
+import { MAX_LENGTH as MAX_RETURN_TO_LENGTH, parseReturnTarget } from '../src/sign-in/return-to.js'
+import { parseScopes } from '../src/scopes.js'
+import { startSignIn } from '../src/sign-in/sign-in.js'
+import { runCallback, type CallbackOutcome } from '../src/sign-in/callback.js'
+import { LoginTooLargeError } from '../src/sign-in/login-transactions.js'
+import { sessionAfterSignIn } from '../src/sign-in/session-after-sign-in.js'
 import { authErrorPage } from '../src/pages/auth-error-page.js'
 import { StoreUnavailableError } from '../src/store/key-value-store.js'
 import { ErrorBody } from './schemas.js'
@@ -93,7 +93,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       app.metrics.login('refused_full')
       throw new AppError('unavailable', 'No more people can sign in right now; everyone signed in stays so. Try again in a few minutes.', { retryAfter: FULL_RETRY_AFTER_S })
     }
-    // Nothing is stored: the transaction goes to the browser, sealed (src/oauth/login-transactions.ts).
+    // Nothing is stored: the transaction goes to the browser, sealed (src/sign-in/login-transactions.ts).
     const started = await startSignIn(config, app.authorizationServers, app.loginTransactions, {
       tenant, returnTo, grantedScopes, addedScopes, cookies: request.cookies
     }).catch((error: unknown) => {

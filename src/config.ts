@@ -6,8 +6,8 @@ import { applyIssRequirement, readTenants, type Tenant } from './config-tenants.
 import { isAddressOrCidr, trustsEveryone } from './trusted-proxies.js'
 import { parseTokenKeys, type TokenKey } from './store/token-cipher.js'
 import { parseRedisUrl, RedisUrlError } from './store/redis-url.js'
-import { KNOWN_SCOPES, parseScopes } from './oauth/scopes.js'
-import { MAX_SLOTS } from './oauth/login-transactions.js'
+import { KNOWN_SCOPES, parseScopes } from './scopes.js'
+import { MAX_SLOTS } from './sign-in/login-transactions.js'
 
 export type { Tenant } from './config-tenants.js'
 

@@ -3,7 +3,7 @@
 // the wire format and nothing of sessions or HTTP routes.
 import { Agent, type Dispatcher } from 'undici'
 import { UpstreamError, saysTokenInvalid, serviceErrorFields, toUpstreamError } from './upstream-error.js'
-import { readCappedText } from './capped-body.js'
+import { readCappedText } from '../capped-body.js'
 import { readRegistration, type UploadRegistration } from './read-registration.js'
 import { readFinishResult, type FinishResult } from './read-finish-result.js'
 import { readMediaFile, type MediaFileView } from './read-media-file.js'

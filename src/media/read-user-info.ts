@@ -1,6 +1,6 @@
 // user/info (`GET {api}/user/info`), read as untrusted input: its shape is unpublished, and what
 // it says ends up in the session and in /auth/session.
-import { KNOWN_SCOPES } from '../oauth/scopes.js'
+import { KNOWN_SCOPES } from '../scopes.js'
 import { jsonRecord } from './json-record.js'
 import { hasUnsafeCharacters } from '../safe-text.js'
 

@@ -2,7 +2,7 @@
 // pass them on; nothing here carries a token.
 import type { IncomingHttpHeaders } from 'node:http'
 import { plainText } from '../safe-text.js'
-import { BodyTooLargeError } from './capped-body.js'
+import { BodyTooLargeError } from '../capped-body.js'
 
 /**
  * http: a status media-bff cannot pass on (5xx, or a 401 that is not about the token);

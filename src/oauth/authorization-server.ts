@@ -3,8 +3,8 @@
 import * as oidc from 'openid-client'
 import { fetch as undiciFetch, type Dispatcher } from 'undici'
 import type { Config, Tenant } from '../config.js'
-import { KNOWN_SCOPES, parseScopes } from './scopes.js'
-import { readCappedText } from '../media/capped-body.js'
+import { KNOWN_SCOPES, parseScopes } from '../scopes.js'
+import { readCappedText } from '../capped-body.js'
 import { classifyTokenError } from './token-errors.js'
 import { TokenEndpointError } from './token-failure.js'
 

@@ -2,7 +2,7 @@
 // the two answers the contract gives: ask the user for the scope (insufficient_scope, with the
 // scopes a re-authorization should request), or, when a re-authorization already came back
 // without it, say the account lacks the right (scope_not_granted) and stop asking.
-import { missingScopes, unionScopes } from './scopes.js'
+import { missingScopes, unionScopes } from '../scopes.js'
 
 export type ScopeVerdict =
   | { ok: true }

@@ -11,7 +11,7 @@
 // whichever side is slow (a service that drips, a browser that stops reading).
 import { Readable } from 'node:stream'
 import type { Dispatcher } from 'undici'
-import { BodyDeadlineError, BodyTooLargeError, readCappedText } from '../media/capped-body.js'
+import { BodyDeadlineError, BodyTooLargeError, readCappedText } from '../capped-body.js'
 import { UpstreamError, saysTokenInvalid, serviceErrorFields, toUpstreamError } from '../media/upstream-error.js'
 import { answerHeaders, isJsonContentType, retryAfterSeconds } from './answer-headers.js'
 import { createInFlightLimit } from './in-flight.js'

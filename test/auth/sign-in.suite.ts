@@ -19,7 +19,7 @@ export function signInSuite (t: Test, storeEnv: () => Record<string, string | un
     t.equal(url.searchParams.get('scope'), 'basic user.info')
     t.equal(url.searchParams.get('code_challenge_method'), 'S256')
     t.match(url.searchParams.get('code_challenge'), /^[A-Za-z0-9_-]{43}$/)
-    // Its issue time, 24 random bytes and a MAC (src/oauth/login-state.ts).
+    // Its issue time, 24 random bytes and a MAC (src/sign-in/login-state.ts).
     t.match(url.searchParams.get('state'), /^[0-9a-z]+\.[A-Za-z0-9_-]{32}\.[A-Za-z0-9_-]{22}$/)
 
     const callbackUrl = await consent(browser, authorizeUrl, 'alice')

@@ -1,5 +1,5 @@
 // Faults during sign-in: user/info failing (the sign-in goes on without the profile, see
-// src/oauth/sign-in.ts) and the token endpoint failing at the code exchange (the callback goes
+// src/sign-in/sign-in.ts) and the token endpoint failing at the code exchange (the callback goes
 // back to the site with auth_error; a session that was already signed in is kept).
 import type { Test } from 'tap'
 import type { FaultSpec } from '../../src/emulator/index.js'

@@ -2,7 +2,7 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { checkScopes } from '../../src/oauth/scope-check.js'
-import { KNOWN_SCOPES } from '../../src/oauth/scopes.js'
+import { KNOWN_SCOPES } from '../../src/scopes.js'
 
 t.test('granted: ok; missing: ask, with the union of granted and required', async (t) => {
   t.same(checkScopes(['basic', 'upload'], ['upload']), { ok: true })

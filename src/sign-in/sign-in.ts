@@ -1,10 +1,10 @@
 // The two halves of the authorization-code flow, free of HTTP framework code: starting a sign-in
 // (transaction + authorization URL) and completing it (code exchange, user/info, new grant).
 import type { Config } from '../config.js'
-import type { AuthorizationServers } from './authorization-server.js'
-import { buildAuthorizationUrl, codeChallengeOf, exchangeCode, newCodeVerifier } from './authorization-server.js'
+import type { AuthorizationServers } from '../oauth/authorization-server.js'
+import { buildAuthorizationUrl, codeChallengeOf, exchangeCode, newCodeVerifier } from '../oauth/authorization-server.js'
 import type { LoginTransaction, LoginTransactions, StartedLogin } from './login-transactions.js'
-import { unionScopes } from './scopes.js'
+import { unionScopes } from '../scopes.js'
 import type { Grant, GrantStore } from '../grants/grant-store.js'
 import type { MediaClient, UserInfo } from '../media/media-client.js'
 

@@ -5,7 +5,7 @@
 
 /**
  * Longest return path or URL, raw and once normalised: it is carried in every login transaction,
- * whose cookie must fit its slot (src/oauth/login-transactions.ts, SLOT_BYTES).
+ * whose cookie must fit its slot (src/sign-in/login-transactions.ts, SLOT_BYTES).
  */
 export const MAX_LENGTH = 512
 

@@ -1,7 +1,7 @@
-// Unit tests of src/media/capped-body.ts: a body is read whole up to the cap and refused the
+// Unit tests of src/capped-body.ts: a body is read whole up to the cap and refused the
 // moment it passes it, without reading on.
 import t from 'tap'
-import { BodyTooLargeError, readCappedText } from '../../src/media/capped-body.js'
+import { BodyTooLargeError, readCappedText } from '../src/capped-body.js'
 
 async function * chunks (count: number, size: number, read: { chunks: number }): AsyncGenerator<Uint8Array> {
   for (let i = 0; i < count; i++) {

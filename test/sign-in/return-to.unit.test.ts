@@ -1,8 +1,8 @@
-// Unit and property tests of src/oauth/return-to.ts: whatever a browser sends as return_to,
+// Unit and property tests of src/sign-in/return-to.ts: whatever a browser sends as return_to,
 // either it is refused or the Location that media-bff finally sends resolves to its own origin.
 import t from 'tap'
 import fc from 'fast-check'
-import { normaliseReturnPath, parseReturnPath, parseReturnTarget, safeReturnPath } from '../../src/oauth/return-to.js'
+import { normaliseReturnPath, parseReturnPath, parseReturnTarget, safeReturnPath } from '../../src/sign-in/return-to.js'
 
 const PUBLIC_URL = 'https://bff.example'
 const CALLBACK = `${PUBLIC_URL}/auth/callback`

@@ -1,7 +1,7 @@
-// Unit and property tests of src/oauth/scopes.ts: the set arithmetic of incremental consent.
+// Unit and property tests of src/scopes.ts: the set arithmetic of incremental consent.
 import t from 'tap'
 import fc from 'fast-check'
-import { KNOWN_SCOPES, missingScopes, parseScopes, unionScopes } from '../../src/oauth/scopes.js'
+import { KNOWN_SCOPES, missingScopes, parseScopes, unionScopes } from '../src/scopes.js'
 
 t.test('parseScopes splits on spaces and commas, drops blanks and repeats, keeps order', async (t) => {
   t.same(parseScopes('basic  user.info,upload basic'), ['basic', 'user.info', 'upload'])

@@ -4,10 +4,10 @@
 // sign-in for the session layer to begin. The order of the checks is the contract's
 // (README.md, "The contract", /auth/callback).
 import type { Config } from '../config.js'
-import type { AuthorizationServers } from './authorization-server.js'
+import type { AuthorizationServers } from '../oauth/authorization-server.js'
 import type { LoginTransaction, LoginTransactions } from './login-transactions.js'
 import { completeSignIn, LoginReplayedError, type CompletedSignIn, type SignInParts } from './sign-in.js'
-import { classifyTokenError } from './token-errors.js'
+import { classifyTokenError } from '../oauth/token-errors.js'
 import { StoreUnavailableError } from '../store/key-value-store.js'
 
 /** What the callback's query holds, once validated (undefined: it did not pass its schema). */

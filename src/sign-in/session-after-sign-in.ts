@@ -5,7 +5,7 @@
 // their profile where this sign-in could not read user/info. A different user, or another
 // tenant, starts clean.
 import type { LoginTransaction } from './login-transactions.js'
-import { unionScopes } from './scopes.js'
+import { unionScopes } from '../scopes.js'
 
 export interface PreviousSignIn {
   userId?: string | undefined

@@ -1,13 +1,13 @@
-// src/oauth/login-transactions.ts and login-state.ts without HTTP: sealed transactions carried by
+// src/sign-in/login-transactions.ts and login-state.ts without HTTP: sealed transactions carried by
 // the browser, nothing stored until a code was accepted, single use, and the per-browser bound
 // (fixed slots of bounded size) over any sequence of sign-ins, sequential or racing.
 import t, { type Test } from 'tap'
 import fc from 'fast-check'
 import { createMemoryStore } from '../../src/store/memory-store.js'
 import { createTokenCipher, parseTokenKeys } from '../../src/store/token-cipher.js'
-import { createLoginTransactions, LoginTooLargeError, MAX_COOKIE_BYTES, MAX_SLOTS, SLOT_BYTES, type LoginTransaction } from '../../src/oauth/login-transactions.js'
-import { MAX_LENGTH as MAX_RETURN_TO_LENGTH } from '../../src/oauth/return-to.js'
-import { createLoginStateSigner } from '../../src/oauth/login-state.js'
+import { createLoginTransactions, LoginTooLargeError, MAX_COOKIE_BYTES, MAX_SLOTS, SLOT_BYTES, type LoginTransaction } from '../../src/sign-in/login-transactions.js'
+import { MAX_LENGTH as MAX_RETURN_TO_LENGTH } from '../../src/sign-in/return-to.js'
+import { createLoginStateSigner } from '../../src/sign-in/login-state.js'
 import { TEST_SESSION_SECRET, testTokenKey } from '../helpers/bff.js'
 
 const TTL_MS = 60_000

@@ -1,6 +1,6 @@
-// Unit tests of src/oauth/session-after-sign-in.ts: what a re-authorization carries over.
+// Unit tests of src/sign-in/session-after-sign-in.ts: what a re-authorization carries over.
 import t from 'tap'
-import { sessionAfterSignIn, type CompletedSignInFacts } from '../../src/oauth/session-after-sign-in.js'
+import { sessionAfterSignIn, type CompletedSignInFacts } from '../../src/sign-in/session-after-sign-in.js'
 
 const completed = (changes: Partial<CompletedSignInFacts> = {}): CompletedSignInFacts => ({
   grantId: 'new-grant',
