@@ -25,6 +25,11 @@ declare module 'fastify' {
      * GET /auth/session, which tabs ask whenever they are looked at again.
      */
     touchesSession?: boolean
+    /**
+     * This route begins a new session in place of the request's (the sign-in callback): an
+     * expired one is not ended as the request arrives, but replaced (plugins/session.ts).
+     */
+    replacesSession?: boolean
   }
   interface FastifyRequest {
     /**
@@ -45,8 +50,6 @@ declare module 'fastify' {
      * or `ended` (its grant is gone). A new sign-in in the same browser says `replaced`.
      */
     endSignIn: (request: FastifyRequest, reply: FastifyReply, reason?: SessionEndReason) => Promise<void>
-    /** This request's session, a fresh unsaved one if endSignIn already destroyed it. */
-    ensureSession: (request: FastifyRequest) => Promise<FastifyRequest['session']>
     /**
      * Puts a completed sign-in into a new session: the id rotated (no fixation), the grant it
      * replaces deleted, and the session indexed under its person (in place of the one it
@@ -81,39 +84,21 @@ const VERIFIED_MEMO_ENTRIES = 4096
 export default fp(async (app) => {
   const { session: settings } = app.config
   const touchIntervalMs = Math.min(MAX_TOUCH_INTERVAL_MS, settings.idleTimeoutMs / 4)
-  await app.register(fastifyCookie)
+  // Every cookie media-bff sets or clears carries these unless it says otherwise: so
+  // @fastify/session's clearing of a cookie it cannot use (a forged or unknown id), which names
+  // only the path, is Secure too, and a browser takes the clearing of a __Host- cookie.
+  const cookieDefaults = { httpOnly: true, secure: settings.secureCookie, sameSite: 'lax' as const, path: '/' }
+  await app.register(fastifyCookie, { parseOptions: cookieDefaults })
   await app.register(fastifySession, {
     secret: memoisedSigner(settings.secrets),
     cookieName: settings.cookieName,
     saveUninitialized: false,
     // Saved when modified; the touch below keeps the store TTL rolling without a write per call.
     rolling: false,
-    cookie: {
-      httpOnly: true,
-      secure: settings.secureCookie,
-      sameSite: 'lax',
-      path: '/'
-      // No maxAge: a browser-session cookie; the server decides when the session ends.
-    },
+    // No maxAge: a browser-session cookie; the server decides when the session ends.
+    cookie: cookieDefaults,
     store: app.sessionStore
   })
-
-  // @fastify/session clears a cookie it cannot use (a forged or unknown id) with only its path:
-  // without Secure, a browser ignores the clearing of a __Host- cookie and keeps the bad one.
-  // Registered after @fastify/session, so this onSend runs after the one that clears.
-  if (settings.secureCookie) {
-    const clearing = `${settings.cookieName}=;`
-    app.addHook('onSend', async (_request, reply, payload) => {
-      const header = reply.getHeader('set-cookie')
-      if (header === undefined) return payload
-      const lines = Array.isArray(header) ? header.map(String) : [String(header)]
-      if (lines.some((line) => line.startsWith(clearing) && !/;\s*secure/i.test(line))) {
-        reply.removeHeader('set-cookie')
-        reply.header('set-cookie', lines.map((line) => line.startsWith(clearing) && !/;\s*secure/i.test(line) ? `${line}; Secure; HttpOnly` : line))
-      }
-      return payload
-    })
-  }
 
   app.decorateRequest('signedIn', undefined)
   // onRequest (after @fastify/session's own) so that even a request that later fails validation
@@ -127,7 +112,7 @@ export default fp(async (app) => {
     if (signedIn === undefined) return
     const now = Date.now()
     if (signedIn.endsAt < now) {
-      await endSignIn(app, request, reply, 'expired')
+      if (request.routeOptions.config.replacesSession !== true) await endSignIn(app, request, reply, 'expired')
       return
     }
     request.signedIn = signedIn
@@ -150,7 +135,6 @@ export default fp(async (app) => {
   app.decorate('keepAlive', (request: FastifyRequest) => { keepAlive(request) })
 
   app.decorate('endSignIn', async (request: FastifyRequest, reply: FastifyReply, reason: SessionEndReason = 'signed_out') => { await endSignIn(app, request, reply, reason) })
-  app.decorate('ensureSession', ensureSession)
   app.decorate('beginSession', async (request: FastifyRequest, signedIn: SignedInSession) => { await beginSession(app, request, signedIn) })
 }, { name: 'session', dependencies: ['config', 'stores', 'metrics', 'live-updates'] })
 
@@ -169,18 +153,6 @@ function memoisedSigner (secrets: string[]): { sign: (value: string) => string, 
   }
 }
 
-/**
- * A session object for this request: after endSignIn the request has none (@fastify/session sets
- * it to null), and the callback needs one to sign the user in afresh.
- */
-async function ensureSession (request: FastifyRequest): Promise<FastifyRequest['session']> {
-  if (request.session === null || request.session === undefined) {
-    // An id that fails verification makes @fastify/session start a new, unsaved session.
-    await new Promise<void>((resolve) => { request.server.decryptSession('', request, () => { resolve() }) })
-  }
-  return request.session
-}
-
 async function endSignIn (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, reason: SessionEndReason): Promise<void> {
   const { session } = request
   if (session === undefined || session === null) return
@@ -195,7 +167,9 @@ async function endSignIn (app: FastifyInstance, request: FastifyRequest, reply: 
 }
 
 async function beginSession (app: FastifyInstance, request: FastifyRequest, signedIn: SignedInSession): Promise<void> {
-  const previous = await ensureSession(request)
+  // The session this sign-in replaces (live, expired or none): the routes that begin one never
+  // end it first (config.replacesSession).
+  const previous = request.session
   const previousPerson = personOf(previous)
   const previousHandle = previous.handle
   const oldGrant = previous.grantId

@@ -110,7 +110,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { tags: ['auth'], summary: 'The redirect URI (browser navigation)', querystring: CallbackQuery },
     // A browser lands here: a malformed query gets the human page, not a JSON error.
     attachValidation: true,
-    config: { limit: 'login' }
+    config: { limit: 'login', replacesSession: true }
   }, async (request, reply) => {
     const outcome = await runCallback({
       config,
@@ -150,9 +150,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   /** A completed sign-in becomes this browser's new session (what carries over is decided first). */
   const signIn = async (request: FastifyRequest, reply: FastifyReply, { completed, transaction }: Extract<CallbackOutcome, { kind: 'signed_in' }>): Promise<FastifyReply> => {
-    const previous = await app.ensureSession(request)
+    // Only a live session carries anything over (an expired one is replaced, not continued).
+    const previous = request.signedIn
     const signedIn = sessionAfterSignIn(
-      { userId: previous.user?.id, tenant: previous.tenant, deniedScopes: previous.deniedScopes, uploadOwner: previous.uploadOwner, name: previous.user?.name, email: previous.user?.email, entitlements: previous.entitlements },
+      previous === undefined ? {} : { userId: previous.user.id, tenant: previous.tenant, deniedScopes: [...previous.deniedScopes], uploadOwner: previous.uploadOwner, name: previous.user.name, email: previous.user.email, entitlements: previous.entitlements === undefined ? undefined : [...previous.entitlements] },
       { grantId: completed.grant.id, grantedScopes: completed.grant.scopes, user: completed.user, deniedScopes: completed.deniedScopes },
       transaction,
       Date.now()

@@ -59,6 +59,8 @@ export interface SignedIn extends Deadlines {
   uploadOwner: string
   /** Scopes a re-authorization already came back without: no further redirect for them. */
   deniedScopes: readonly string[]
+  /** Scopes the account is entitled to, from user/info (undefined when it did not say). */
+  entitlements: readonly string[] | undefined
   authenticatedAt: number
   lastSeen: number
 }
@@ -87,7 +89,8 @@ export function signedInOf (sid: string, record: SessionRecord, timeouts: Sessio
     person,
     budgetKey: person === undefined ? `sign-in:${uploadOwner}` : `user:${tenant}:${person.userId}`,
     uploadOwner,
-    deniedScopes: Array.isArray(record.deniedScopes) ? record.deniedScopes.filter((scope): scope is string => typeof scope === 'string') : [],
+    deniedScopes: strings(record.deniedScopes) ?? [],
+    entitlements: strings(record.entitlements),
     authenticatedAt,
     lastSeen,
     ...deadlinesOf(authenticatedAt, lastSeen, timeouts)
@@ -115,6 +118,10 @@ export function recordLifetimeMs (record: SessionRecord, timeouts: SessionTimeou
 export function personOf (session: { tenant?: string | undefined, user?: { id?: string | undefined } | undefined }): Person | undefined {
   const userId = session.user?.id
   return session.tenant === undefined || userId === undefined ? undefined : { tenant: session.tenant, userId }
+}
+
+function strings (value: unknown): string[] | undefined {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : undefined
 }
 
 function userOf (value: unknown): SessionUser {
