@@ -1,6 +1,8 @@
 // The application as a plugin: every concern registered in order, nothing started. server.ts
-// (production) and dev.ts (the local demo) start it; tests build it with buildApp.
+// (production) and dev.ts (the local demo) start it; tests build it with buildApp too. Its
+// decorators are the instance's own (fastify-plugin), so whoever built it can reach them.
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import fp from 'fastify-plugin'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.js'
 import { serverOptions } from './server-options.js'
@@ -36,7 +38,7 @@ export interface AppOptions {
   config: Config
 }
 
-export async function app (fastify: FastifyInstance, { config }: AppOptions): Promise<void> {
+export const app = fp(async (fastify: FastifyInstance, { config }: AppOptions): Promise<void> => {
   await fastify.register(configPlugin, { config })
   // First of all hooks: whether a request arrived before the close began must be decided when it
   // arrives, not after the session and other async hooks have run.
@@ -67,7 +69,7 @@ export async function app (fastify: FastifyInstance, { config }: AppOptions): Pr
   await fastify.register(webhookRoutes)
   await fastify.register(clientModulePlugin)
   if (config.demoSite) await fastify.register(demoSitePlugin)
-}
+}, { name: 'media-bff' })
 
 /** A ready-to-listen instance: Fastify created with the options the config demands, app registered. */
 export async function buildApp (config: Config, logger?: FastifyServerOptions['logger'] | false): Promise<FastifyInstance> {

@@ -19,6 +19,7 @@ import { resolveOptions, type EmulatorOptions } from './options.js'
 import { createReceivedLog, type ReceivedRequest } from './received-requests.js'
 import { fileReady } from './upload/file-lifecycle.js'
 import { createFileProcessing } from './upload/file-processing.js'
+import { grantDirectly, type DirectGrant } from './oauth/direct-grant.js'
 import { createUploadStore } from './upload/upload-store.js'
 import { buildUploadServer } from './upload/upload-server.js'
 import { parseWebhookEndpoint, type WebhookEndpointInput } from './webhooks/webhook-endpoints.js'
@@ -58,6 +59,11 @@ export interface RunningEmulator {
   configure: (changes: RuntimeConfig) => void
   /** Revokes every grant (of one user): their refresh fails with invalid_grant. */
   revokeTokens: (userName?: string) => void
+  /**
+   * Tokens for a user as a code exchange would issue them (oauth/direct-grant.ts), without an
+   * authorization request: for tests that need someone signed in and are not about signing in.
+   */
+  grantTokens: (userName: string, scopes: readonly string[]) => DirectGrant
   /** The last 200 requests to /api/ as received (method, path with query, headers), oldest first. */
   receivedRequests: () => ReceivedRequest[]
   clearReceivedRequests: () => void
@@ -135,6 +141,7 @@ export async function startEmulator (options: EmulatorOptions = {}): Promise<Run
     clearFaults: () => { context.faults.clear() },
     configure: (changes) => { applyRuntimeConfig(context, changes) },
     revokeTokens: (userName) => { context.tokens.revokeUser(userName) },
+    grantTokens: (userName, scopes) => grantDirectly(context, userName, scopes),
     receivedRequests: () => context.received.list(),
     clearReceivedRequests: () => { context.received.clear() },
     addWebhook: (endpoint) => { context.webhooks.endpoints.add(parseWebhookEndpoint(endpoint, userNames(context))) },

@@ -1,9 +1,20 @@
 // What travels between instances for the live channel (GET /events): an event for some sessions,
 // by their handles (src/sessions/session-index.ts). Read back from the bus as untrusted JSON.
+// The kinds of event, and what the data of each must look like, are LIVE_EVENTS below: a new
+// kind is an entry there and the code that raises it (the hub writes any kind as it is; `file`
+// and `session` alone have more to them, src/events/stream-hub.ts).
 import { randomBytes } from 'node:crypto'
 import { jsonRecord } from '../media/json-record.js'
 
-export type LiveEventName = 'file' | 'session'
+/** Each kind of live event, and whether a message's data is one of it. */
+const LIVE_EVENTS = {
+  /** `{ event, files }`: files of one finish or one webhook, as the service describes them now. */
+  file: (data: Record<string, unknown>) => typeof data.event === 'string' && Array.isArray(data.files) && data.files.length <= MAX_FILES_PER_MESSAGE && data.files.every((file) => jsonRecord(file) !== undefined),
+  /** `{ ended: true, reason }`: the session ended; its channels close. */
+  session: (data: Record<string, unknown>) => data.ended === true && typeof data.reason === 'string'
+} satisfies Record<string, (data: Record<string, unknown>) => boolean>
+
+export type LiveEventName = keyof typeof LIVE_EVENTS
 
 /** Why a session ended, as its open pages are told: signed out, timed out, ended from elsewhere, replaced by a new sign-in in the same browser. */
 export type SessionEndReason = 'signed_out' | 'expired' | 'ended' | 'replaced'
@@ -43,8 +54,8 @@ export function readLiveMessage (text: string): LiveMessage | undefined {
   const record = jsonRecord(value)
   const data = jsonRecord(record?.data)
   if (record === undefined || data === undefined || typeof record.id !== 'string' || !/^[\w.-]{1,64}$/.test(record.id)) return undefined
-  if (record.event !== 'file' && record.event !== 'session') return undefined
-  if (record.event === 'file' && !(typeof data.event === 'string' && Array.isArray(data.files) && data.files.length <= MAX_FILES_PER_MESSAGE && data.files.every((file) => jsonRecord(file) !== undefined))) return undefined
+  const event = record.event
+  if (typeof event !== 'string' || !Object.hasOwn(LIVE_EVENTS, event) || !LIVE_EVENTS[event as LiveEventName](data)) return undefined
   if (!Array.isArray(record.handles) || !record.handles.every((handle) => typeof handle === 'string')) return undefined
-  return { id: record.id, event: record.event, handles: record.handles as string[], data }
+  return { id: record.id, event: event as LiveEventName, handles: record.handles as string[], data }
 }

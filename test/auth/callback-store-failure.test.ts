@@ -10,7 +10,7 @@ t.test('the grant cannot be stored after the exchange: the human 503 page', asyn
   t.teardown(stack.close)
   const browser = stack.bff.browser()
   const callbackUrl = await consent(browser, await startLogin(browser, '/auth/login?return_to=/back'))
-  const kv = stack.bff.inner.stores.people
+  const kv = stack.bff.app.stores.people
   const set = kv.set.bind(kv)
   kv.set = async (key, value, ttlMs) => {
     if (key.startsWith('grant:')) throw new StoreUnavailableError('store down')

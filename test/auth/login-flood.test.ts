@@ -12,7 +12,7 @@ import { signInFloodSuite } from './sign-in-flood.suite.js'
 perBrowserCapSuite(t, () => ({}))
 
 signInFloodSuite(t, async (stack) => {
-  const entries = (): number => Object.values(stack.bff.inner.stores.sizes()).reduce((sum, size) => sum + size, 0)
+  const entries = (): number => Object.values(stack.bff.app.stores.sizes()).reduce((sum, size) => sum + size, 0)
   return {
     env: {},
     keyCount: async () => entries(),
@@ -30,7 +30,7 @@ t.test('a login cookie lives as long as LOGIN_TIMEOUT and is HttpOnly, SameSite=
   t.equal(cookie?.attributes.httponly, true)
   t.equal(cookie?.attributes.samesite, 'Lax')
   t.equal(cookie?.attributes.path, '/')
-  t.same(Object.values(stack.bff.inner.stores.sizes()).filter((size) => size > 0), [], 'and nothing was stored')
+  t.same(Object.values(stack.bff.app.stores.sizes()).filter((size) => size > 0), [], 'and nothing was stored')
 })
 
 t.test('return_to is bounded (512 characters, also once percent-encoded) and a transaction fits its slot', async (t) => {

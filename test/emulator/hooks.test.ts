@@ -37,6 +37,22 @@ t.test('tokens lists issued tokens with their state', async (t) => {
   t.match(listed.private_tokens, [{ user: 'alice', token: user(emulator, 'alice').privateToken }, { user: 'bob' }])
 })
 
+t.test('grants issues tokens as a code exchange would, cut to what the user may grant; they work, refresh and revoke like any', async (t) => {
+  const emulator = await startTestEmulator(t)
+  const granted = await apiCall(`${emulator.baseUrl}/__emulator/grants`, { method: 'POST', json: { user: 'bob', scope: 'basic user.info upload' } })
+  t.equal(granted.status, 200)
+  t.match(granted.body, { token_type: 'Bearer', scope: 'basic user.info', expires_in: 3600, user_id: String(user(emulator, 'bob').userId) }, 'upload left out: bob may not grant it')
+  t.equal((await apiCall(`${emulator.baseUrl}/api/user/info`, { token: granted.body.access_token })).status, 200, 'the access token works')
+  const refreshed = await tokenRequest(emulator, { grant_type: 'refresh_token', refresh_token: granted.body.refresh_token })
+  t.equal(refreshed.status, 200, 'and so does the refresh token')
+  const direct = emulator.grantTokens('alice', ['basic', 'upload'])
+  t.equal(direct.scope, 'basic upload')
+  emulator.revokeTokens('alice')
+  t.equal((await apiCall(`${emulator.baseUrl}/api/user/info`, { token: direct.access_token })).status, 401, 'revoked like any grant')
+  t.equal(emulator.counters().tokenGrants.authorization_code, 0, 'not counted as code exchanges')
+  t.equal((await apiCall(`${emulator.baseUrl}/__emulator/grants`, { method: 'POST', json: { user: 'mallory' } })).status, 400)
+})
+
 t.test('revoke ends the grants of one user or of all', async (t) => {
   const emulator = await startTestEmulator(t)
   const alice = await signIn(emulator, { user: 'alice' })

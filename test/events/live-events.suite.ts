@@ -183,23 +183,23 @@ export function liveEventsSuite (t: Test, storeEnv: () => Record<string, string>
     // The service's file_upload, sent as the file arrived, followed up first (on Redis it may be
     // followed up after the finish, by either instance).
     await pollUntil('the service\'s file_upload taken', () => stack.emulator.webhooksSent(), (sent) => sent.some((one) => one.event === 'file_upload' && one.status === 202))
-    await stack.bff.inner.live.webhooks.idle()
+    await stack.bff.app.live.webhooks.idle()
     const unreadableBefore = await followUps(stack, 'outcome="unreadable"')
     // Gone before it was processed: the service's file_trash (and any later hint) finds nothing.
     t.equal((await alice.fetch('DELETE', `/api/files/${fileId}`, { headers: { 'x-csrf': '1' } })).status, 200)
     // media-bff's record says alice finished a file the service does not show her (as if it had
     // been moved away from her): asked with her token, the service says there is no such file.
     const aliceId = String((await alice.get('/auth/session')).json().user.id)
-    const [mine] = await stack.bff.inner.personSessions.list({ tenant: 'default', userId: aliceId })
+    const [mine] = await stack.bff.app.personSessions.list({ tenant: 'default', userId: aliceId })
     if (mine === undefined) throw new Error('alice has no indexed session')
-    await stack.bff.inner.uploadedFiles.claimShowing('default', 424242, {}, { handle: mine.handle, sid: mine.sid, grantId: mine.grantId, userId: aliceId })
+    await stack.bff.app.uploadedFiles.claimShowing('default', 424242, {}, { handle: mine.handle, sid: mine.sid, grantId: mine.grantId, userId: aliceId })
     t.equal((await stack.emulator.sendWebhook({ user: 'alice', event: 'file_transcode', data: { file_id: 424242 } })).status, 202)
     await pollUntil('the service\'s file_trash taken', () => stack.emulator.webhooksSent(), (sent) => sent.some((one) => one.event === 'file_trash' && one.status === 202))
-    await stack.bff.inner.live.webhooks.idle()
+    await stack.bff.app.live.webhooks.idle()
     // Every file_upload comes before its finish, so media-bff does not know the file yet.
     const unknownBefore = await followUps(stack, 'outcome="unknown_file"')
     t.equal((await stack.emulator.sendWebhook({ user: 'alice', event: 'file_transcode', data: { file_id: 987654 } })).status, 202)
-    await stack.bff.inner.live.webhooks.idle()
+    await stack.bff.app.live.webhooks.idle()
     t.ok(stack.emulator.webhooksSent().some((sent) => sent.event === 'file_trash' && sent.status === 202), 'the service\'s file_trash was taken')
     t.same(page.data('file').map((file) => file.event), ['finished'], 'alice\'s page heard nothing after the finish')
     t.equal(await followUps(stack, 'outcome="unreadable"'), unreadableBefore + 2, 'the deleted file and the one not hers')
@@ -211,16 +211,16 @@ export function liveEventsSuite (t: Test, storeEnv: () => Record<string, string>
     const { alice, page, fileId } = await uploadHeard(stack, 'Nameless')
     const before = page.data('file').length
     const aliceId = String((await alice.get('/auth/session')).json().user.id)
-    const [mine] = await stack.bff.inner.personSessions.list({ tenant: 'default', userId: aliceId })
+    const [mine] = await stack.bff.app.personSessions.list({ tenant: 'default', userId: aliceId })
     if (mine === undefined) throw new Error('alice has no indexed session')
     // As when the service's user/info did not answer at sign-in: no person, only this sign-in.
-    await stack.bff.inner.uploadedFiles.claimShowing('default', fileId, {}, { handle: mine.handle, sid: mine.sid, grantId: mine.grantId })
+    await stack.bff.app.uploadedFiles.claimShowing('default', fileId, {}, { handle: mine.handle, sid: mine.sid, grantId: mine.grantId })
     t.equal((await stack.emulator.sendWebhook({ user: 'alice', event: 'file_transcode', data: { file_id: fileId } })).status, 202)
     t.match((await page.waitFor('file', before + 1)).at(-1), { file_id: fileId, status: 'ready' }, 'its own pages hear of it')
     t.equal((await alice.post('/auth/logout')).status, 200)
     const nobodyBefore = await followUps(stack, 'outcome="nobody_signed_in"')
     t.equal((await stack.emulator.sendWebhook({ user: 'alice', event: 'file_transcode', data: { file_id: fileId } })).status, 202)
-    await stack.bff.inner.live.webhooks.idle()
+    await stack.bff.app.live.webhooks.idle()
     t.equal(await followUps(stack, 'outcome="nobody_signed_in"'), nobodyBefore + 1, 'signed out: its grant is not used for it')
   })
 

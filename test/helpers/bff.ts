@@ -2,18 +2,17 @@
 // store, and captures every log line so tests can search them for secrets.
 import { randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
-import Fastify, { type FastifyInstance } from 'fastify'
-import { app as application } from '../../src/app.js'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../../src/app.js'
 import { loadConfig, type Config } from '../../src/config.js'
-import { defaultLogger, serverOptions } from '../../src/server-options.js'
+import { defaultLogger } from '../../src/server-options.js'
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js'
 import { freePort } from './ports.js'
 import { Browser } from './http-client.js'
 
 export interface TestBff {
+  /** media-bff, as buildApp made it: its decorators (stores, grants, live, ...) are reachable for tests that look inside. */
   app: FastifyInstance
-  /** The instance the application's plugins decorate (src/app.ts registers them in a context of their own): kv, grants, ... */
-  inner: FastifyInstance
   config: Config
   url: string
   logs: string[]
@@ -61,13 +60,7 @@ export async function startBff (emulator: RunningEmulator, env: Record<string, s
       callback()
     }
   })
-  // As buildApp does, keeping hold of the application's own context for tests that reach inside.
-  const app = Fastify(serverOptions(config, { ...(defaultLogger(config) as object), stream }))
-  let inner: FastifyInstance | undefined
-  await app.register(async (instance) => {
-    await application(instance, { config })
-    inner = instance
-  })
+  const app = await buildApp(config, { ...(defaultLogger(config) as object), stream })
   try {
     await app.listen({ host: '127.0.0.1', port: listenPort })
   } catch (error) {
@@ -75,10 +68,8 @@ export async function startBff (emulator: RunningEmulator, env: Record<string, s
     await app.close()
     throw error
   }
-  if (inner === undefined) throw new Error('the application did not register')
   return {
     app,
-    inner,
     config,
     url,
     logs,

@@ -13,7 +13,7 @@ t.test('a request whose session is loading when the close begins still gets its 
   const storeHeld = new Promise<void>((resolve) => { releaseStore = resolve })
   let reachedStore!: () => void
   const storeReached = new Promise<void>((resolve) => { reachedStore = resolve })
-  const kv = bff.inner.stores.people
+  const kv = bff.app.stores.people
   const get = kv.get.bind(kv)
   kv.get = async (key) => {
     reachedStore()

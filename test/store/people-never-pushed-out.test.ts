@@ -38,7 +38,7 @@ t.test('a flood of webhooks and registrations pushes nobody out; the operators\'
   }
   t.ok(answers.every((status) => status === 202 || status === 503), 'each webhook taken, or refused for the service to retry')
   for (let i = 0; i < 3 * bounds.uploads; i++) t.equal((await active.post('/uploads/register', { folder_id: 0 })).status, 200)
-  const sizes = stack.bff.inner.stores.sizes()
+  const sizes = stack.bff.app.stores.sizes()
   t.comment(`after ${floods} webhooks and ${3 * bounds.uploads} registrations: ${JSON.stringify(sizes)}`)
   t.equal(sizes.webhooks, bounds.webhooks, 'webhook ids and tokens held at their own bound')
   t.equal(sizes.uploads, bounds.uploads, 'registrations held at theirs')

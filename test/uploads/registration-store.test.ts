@@ -10,7 +10,7 @@ t.test('registrations do not go into the store that holds sessions and grants', 
   const browser = stack.bff.browser()
   await signIn(browser)
   const size = (store: unknown): number => (store as { size: number }).size
-  const { people: kv, uploads: uploadKv } = stack.bff.inner.stores
+  const { people: kv, uploads: uploadKv } = stack.bff.app.stores
   t.not(uploadKv, kv, 'a store of their own')
   const sessionsBefore = size(kv)
   for (let i = 0; i < 5; i++) t.equal((await browser.post('/uploads/register', { folder_id: 0 })).status, 200)

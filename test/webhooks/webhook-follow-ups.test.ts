@@ -55,7 +55,7 @@ t.test('a full queue answers 503 with Retry-After; the service\'s retry is then 
   t.ok(refused.length >= 10, `${refused.length} refused once the queue was full`)
   t.match(first.find((answer) => answer.status === 503), { body: { error: 'unavailable' }, retryAfter: /^\d+$/ }, 'with Retry-After, for the service to retry')
   stack.emulator.clearFaults()
-  await stack.bff.inner.live.webhooks.idle()
+  await stack.bff.app.live.webhooks.idle()
   for (const body of refused) t.equal((await post(body)).status, 202, 'the retry is taken as a first delivery')
   // (The latest: with MEMORY_MAX_SESSIONS=10 the store of webhook ids holds only the last few.)
   t.equal((await post(refused.at(-1) ?? '')).status, 200, 'and only now is the same id a duplicate')

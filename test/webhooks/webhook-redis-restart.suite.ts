@@ -58,6 +58,6 @@ export function redisRestartSuite (t: Test, redis: () => RestartableRedis): void
     const followed = async (): Promise<Set<string>> => new Set(stack.bff.logs.filter((line) => line.includes('"msg":"webhook followed up"')).map((line) => JSON.parse(line).webhookId as string))
     const done = await pollUntil('every accepted webhook followed up', followed, (seen) => ids.every((id) => seen.has(id)), 30_000)
     t.equal(ids.filter((id) => done.has(id)).length, WEBHOOKS, `all ${WEBHOOKS} followed up`)
-    await stack.bff.inner.live.webhooks.idle()
+    await stack.bff.app.live.webhooks.idle()
   })
 }

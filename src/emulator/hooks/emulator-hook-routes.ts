@@ -10,6 +10,8 @@ import { fieldsOf } from '../http/body-parsers.js'
 import { badRequest } from '../http/emulator-error.js'
 import { sendJson } from '../http/replies.js'
 import { applyRuntimeConfig, currentRuntimeConfig } from './runtime-config.js'
+import { grantDirectly } from '../oauth/direct-grant.js'
+import { parseScopeList } from '../scopes.js'
 
 const prefix = '/__emulator'
 
@@ -55,6 +57,13 @@ export function emulatorHookRoutes (app: FastifyInstance, context: EmulatorConte
       refresh_tokens: view('refresh'),
       private_tokens: context.settings.users.map((user) => ({ user: user.name, token: user.privateToken }))
     })
+  })
+
+  app.post(`${prefix}/grants`, async (request, reply) => {
+    const { user, scope } = fieldsOf(request)
+    if (typeof user !== 'string') throw badRequest('user must be the name of a fixture user.')
+    if (scope !== undefined && typeof scope !== 'string') throw badRequest('scope must be a space-separated list.')
+    return sendJson(reply, 200, grantDirectly(context, user, parseScopeList(scope ?? 'basic user.info')))
   })
 
   app.post(`${prefix}/revoke`, async (request, reply) => {
