@@ -13,6 +13,7 @@ import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../..
 import { sessionAfterSignIn } from '../../src/sign-in/session-after-sign-in.js'
 import { newSessionHandle } from '../../src/sessions/session-index.js'
 import { bffEnv } from './bff.js'
+import { Browser, overHttp, type Send } from './http-client.js'
 
 export interface Built {
   app: FastifyInstance
@@ -22,13 +23,20 @@ export interface Built {
   inject: (options: InjectOptions) => Promise<LightMyRequestResponse>
   /** A signed-in session of `user` with `scopes` (cut to what the user may grant); resolves to its Cookie header. */
   signIn: (user?: string, scopes?: readonly string[]) => Promise<string>
+  /** A browser whose requests to media-bff are injected (anything else goes over HTTP). */
+  browser: (headers?: Record<string, string>) => Browser
+  /** A browser holding a signed-in session (signIn). */
+  signedIn: (user?: string, scopes?: readonly string[]) => Promise<Browser>
 }
+
+/** Where the injected app pretends to be: PUBLIC_URL. */
+const ORIGIN = 'http://127.0.0.1:3000'
 
 export async function build (t: Test, options: { env?: Record<string, string | undefined>, emulator?: EmulatorOptions } = {}): Promise<Built> {
   const emulator = await startEmulator({ apiPort: 0, uploadPort: 0, ...options.emulator })
   t.teardown(emulator.stop)
   // Nobody connects to this address: requests are injected.
-  const config = loadConfig(bffEnv(emulator, 'http://127.0.0.1:3000', { LOG_LEVEL: 'silent', ...options.env }))
+  const config = loadConfig(bffEnv(emulator, ORIGIN, { LOG_LEVEL: 'silent', ...options.env }))
   const app = await buildApp(config, false)
   t.teardown(async () => { await app.close() })
   await app.ready()
@@ -61,11 +69,26 @@ export async function build (t: Test, options: { env?: Record<string, string | u
     return `${config.session.cookieName}=${signer.sign(sid)}`
   }
 
+  const injected: Send = async (method, url, headers, body) => {
+    if (!url.startsWith(`${ORIGIN}/`)) return await overHttp(method, url, headers, body)
+    const answer = await app.inject({ method: method as 'GET', url: url.slice(ORIGIN.length), headers, ...(body === undefined ? {} : { payload: body }) })
+    return { status: answer.statusCode, headers: answer.headers as Record<string, string | string[] | undefined>, text: answer.body }
+  }
+  const browser = (headers: Record<string, string> = {}): Browser => new Browser(ORIGIN, headers, injected)
+
   return {
     app,
     config,
     emulator,
     inject: async (request) => await app.inject({ ...request, headers: { 'x-csrf': '1', ...request.headers } }),
-    signIn
+    signIn,
+    browser,
+    signedIn: async (user, scopes) => {
+      const cookie = await signIn(user, scopes)
+      const signedIn = browser()
+      const at = cookie.indexOf('=')
+      signedIn.cookies.set(cookie.slice(0, at), cookie.slice(at + 1))
+      return signedIn
+    }
   }
 }

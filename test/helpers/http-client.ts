@@ -1,6 +1,16 @@
-// A small browser stand-in over real HTTP: a cookie jar, no automatic redirects, and the
-// headers our front-end sends. Each instance is one browser.
+// A small browser stand-in: a cookie jar, no automatic redirects, and the headers our front-end
+// sends. Each instance is one browser. Over real HTTP by default; a test that builds media-bff
+// without a port (test/helpers/build.ts) gives it app.inject to send with instead.
 import { request } from 'undici'
+
+/** One request as sent: an absolute URL. */
+export type Send = (method: string, url: string, headers: Record<string, string>, body: string | undefined) => Promise<{ status: number, headers: Record<string, string | string[] | undefined>, text: string }>
+
+/** Real HTTP, with undici. */
+export const overHttp: Send = async (method, url, headers, body) => {
+  const response = await request(url, { method: method as 'GET', headers, body })
+  return { status: response.statusCode, headers: response.headers, text: await response.body.text() }
+}
 
 export interface HttpResponse {
   status: number
@@ -14,7 +24,7 @@ export interface HttpResponse {
 export class Browser {
   readonly cookies = new Map<string, string>()
 
-  constructor (readonly baseUrl: string, readonly defaultHeaders: Record<string, string> = {}) {}
+  constructor (readonly baseUrl: string, readonly defaultHeaders: Record<string, string> = {}, private readonly send: Send = overHttp) {}
 
   cookieHeader (): string | undefined {
     if (this.cookies.size === 0) return undefined
@@ -31,14 +41,14 @@ export class Browser {
       body = JSON.stringify(options.json)
       headers['content-type'] ??= 'application/json'
     }
-    const response = await request(url, { method: method as 'GET', headers, body })
-    const text = await response.body.text()
+    const response = await this.send(method, url, headers, body)
+    const { text } = response
     const raw = response.headers['set-cookie']
     const setCookies = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw]
     for (const line of setCookies) this.store(line)
     const location = response.headers.location
     return {
-      status: response.statusCode,
+      status: response.status,
       headers: response.headers,
       text,
       json: () => JSON.parse(text),

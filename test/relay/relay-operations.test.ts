@@ -3,13 +3,14 @@
 // needs CSRF proof on writes. What reached the service is read back from the emulator itself.
 import t from 'tap'
 import { startStack } from '../helpers/bff.js'
+import { build, type Built } from '../helpers/build.js'
 import { signIn } from '../helpers/sign-in.js'
 import { uploadDirect } from '../helpers/direct-upload.js'
 import type { Browser, HttpResponse } from '../helpers/http-client.js'
 
 const ALL_SCOPES = { OAUTH_SCOPES: 'basic user.info manage upload share', UPSTREAM_TIMEOUT_MS: '1500' }
 
-type Stack = Awaited<ReturnType<typeof startStack>>
+type Stack = Awaited<ReturnType<typeof startStack>> | Built
 
 async function write (browser: Browser, method: string, path: string, json?: unknown): Promise<HttpResponse> {
   return await browser.fetch(method, path, { headers: { 'x-csrf': '1' }, ...(json === undefined ? {} : { json }) })
@@ -30,11 +31,9 @@ async function uploadInto (browser: Browser, folderId: number, name: string, tit
 }
 
 t.test('every operation of the allowlist, for a user who has its scope', async (t) => {
-  const stack = await startStack({ env: ALL_SCOPES })
-  t.teardown(stack.close)
-  const browser = stack.bff.browser()
-  await signIn(browser)
-  const local = `${stack.bff.url}/api`
+  const stack = await build(t, { env: ALL_SCOPES })
+  const browser = await stack.signedIn()
+  const local = `${stack.config.publicUrl}/api`
 
   const info = await browser.get('/api/user/info')
   t.equal(info.status, 200)
@@ -150,9 +149,8 @@ t.test('bob is not entitled to manage or share: insufficient_scope once, then sc
 })
 
 t.test('signed out: 401 login_required for every operation, before any CSRF or scope check reaches the service', async (t) => {
-  const stack = await startStack({ env: ALL_SCOPES })
-  t.teardown(stack.close)
-  const browser = stack.bff.browser()
+  const stack = await build(t, { env: ALL_SCOPES })
+  const browser = stack.browser()
   for (const [method, path] of [['GET', '/api/user/info'], ['GET', '/api/folders/0/contents'], ['POST', '/api/folders/0'], ['DELETE', '/api/files/3'], ['GET', '/api/oembed?url=https://x.example/']] as const) {
     const answer = method === 'GET' ? await browser.get(path) : await write(browser, method, path, { name: 'x' })
     t.equal(answer.status, 401, `${method} ${path}`)
@@ -162,10 +160,8 @@ t.test('signed out: 401 login_required for every operation, before any CSRF or s
 })
 
 t.test('writes need X-CSRF and an allowed Origin; refused ones never reach the service', async (t) => {
-  const stack = await startStack({ env: ALL_SCOPES })
-  t.teardown(stack.close)
-  const browser = stack.bff.browser()
-  await signIn(browser)
+  const stack = await build(t, { env: ALL_SCOPES })
+  const browser = await stack.signedIn()
   const writes: Array<[string, string, unknown]> = [
     ['POST', '/api/folders/0', { name: 'x' }],
     ['PUT', '/api/folders/1', { name: 'x' }],
@@ -186,10 +182,8 @@ t.test('writes need X-CSRF and an allowed Origin; refused ones never reach the s
 })
 
 t.test('what the service receives and what comes back: the token only; no cookie of the service\'s', async (t) => {
-  const stack = await startStack({ env: ALL_SCOPES })
-  t.teardown(stack.close)
-  const browser = stack.bff.browser()
-  await signIn(browser)
+  const stack = await build(t, { env: ALL_SCOPES })
+  const browser = await stack.signedIn()
   const answer = await browser.fetch('GET', '/api/folders/0/contents', { headers: { authorization: 'Basic Zm9vOmJhcg==', 'x-csrf': '1' } })
   t.equal(answer.status, 200)
   t.same(answer.setCookies, [], 'the emulator\'s affinity cookie stays upstream')
@@ -204,10 +198,8 @@ t.test('what the service receives and what comes back: the token only; no cookie
 })
 
 t.test('faults: a 401 refreshes once and retries; 5xx and nonsense are 502, silence 504; the session survives', async (t) => {
-  const stack = await startStack({ env: ALL_SCOPES })
-  t.teardown(stack.close)
-  const browser = stack.bff.browser()
-  await signIn(browser)
+  const stack = await build(t, { env: ALL_SCOPES })
+  const browser = await stack.signedIn()
   const before = stack.emulator.counters().tokenGrants.refresh_token
   stack.emulator.injectFault({ endpoint: 'library', failStatus: 401, failCount: 1 })
   t.equal((await browser.get('/api/folders/0/contents')).status, 200)
@@ -229,10 +221,8 @@ t.test('faults: a 401 refreshes once and retries; 5xx and nonsense are 502, sile
 })
 
 t.test('relayed calls count against RATE_LIMIT_API_PER_MINUTE per user: 429 with Retry-After beyond it', async (t) => {
-  const stack = await startStack({ env: { OAUTH_SCOPES: 'basic user.info', RATE_LIMIT_API_PER_MINUTE: '3' } })
-  t.teardown(stack.close)
-  const browser = stack.bff.browser()
-  await signIn(browser)
+  const stack = await build(t, { env: { OAUTH_SCOPES: 'basic user.info', RATE_LIMIT_API_PER_MINUTE: '3' } })
+  const browser = await stack.signedIn()
   for (let i = 0; i < 3; i++) t.equal((await browser.get('/api/folders/0')).status, 200, `call ${i + 1}`)
   const limited = await browser.get('/api/folders/0/contents')
   t.equal(limited.status, 429, 'the budget is shared by every relayed operation')
