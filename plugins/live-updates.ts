@@ -79,7 +79,8 @@ export default fp(async (app) => {
     retryMs: RETRY_MS,
     onDelivered: () => { app.metrics.eventDelivered() },
     onDropped: (reason) => { app.metrics.streamDropped(reason) },
-    onCount: (count) => { app.metrics.openStreams(count) }
+    onCount: (count) => { app.metrics.openStreams(count) },
+    now: app.clock
   })
   const stopListening = bus.subscribe((message) => { hub.deliver(message) })
   app.metrics.gauge('media_bff_event_replay_messages', 'Live messages kept on this instance for pages that reconnect (at most 2,000, for 2 minutes)', () => hub.replayable)

@@ -110,7 +110,7 @@ export default fp(async (app) => {
     session.handle ??= newSessionHandle()
     const signedIn = signedInOf(session.sessionId, session, settings)
     if (signedIn === undefined) return
-    const now = Date.now()
+    const now = app.clock()
     if (signedIn.endsAt < now) {
       if (request.routeOptions.config.replacesSession !== true) await endSignIn(app, request, reply, 'expired')
       return
@@ -126,7 +126,7 @@ export default fp(async (app) => {
   })
 
   /** Moves the idle timeout on from now: the record is saved as the answer goes out. */
-  const keepAlive = (request: FastifyRequest, now = Date.now()): void => {
+  const keepAlive = (request: FastifyRequest, now = app.clock()): void => {
     const { session } = request
     if (session?.authenticatedAt === undefined) return
     session.lastSeen = now

@@ -48,6 +48,7 @@ export default fp(async (app) => {
     keyPrefix: config.redisKeyPrefix,
     tlsCa: config.redisTlsCa,
     maxSessions: config.memoryMaxSessions,
+    now: app.clock,
     logger: app.log
   })
   const cipher = createTokenCipher(config.tokenKeys)
@@ -82,7 +83,7 @@ export default fp(async (app) => {
     cipher,
     // A browser-session cookie: the server's timeouts, not the cookie, end a session.
     storeCookie: false,
-    ttlMs: (session) => recordLifetimeMs(session, timeouts, Date.now())
+    ttlMs: (session) => recordLifetimeMs(session, timeouts, app.clock())
   })
   app.decorate('sessionStore', sessionStore)
   app.decorate('uploadedFiles', createUploadedFiles(stores.finishes))
@@ -92,6 +93,7 @@ export default fp(async (app) => {
     destroySession: sessionStore.drop,
     deleteGrant: async (grantId) => { await app.grants.delete(grantId) },
     timeouts,
+    now: app.clock,
     maxPerPerson: MAX_SESSIONS_PER_PERSON
   }))
   app.addHook('onClose', async () => {

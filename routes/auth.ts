@@ -156,7 +156,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       previous === undefined ? {} : { userId: previous.user.id, tenant: previous.tenant, deniedScopes: [...previous.deniedScopes], uploadOwner: previous.uploadOwner, name: previous.user.name, email: previous.user.email, entitlements: previous.entitlements === undefined ? undefined : [...previous.entitlements] },
       { grantId: completed.grant.id, grantedScopes: completed.grant.scopes, user: completed.user, deniedScopes: completed.deniedScopes },
       transaction,
-      Date.now()
+      app.clock()
     )
     reply.header('cache-control', 'no-store')
     try {

@@ -36,10 +36,12 @@ import webhookRoutes from '../routes/webhooks.js'
 
 export interface AppOptions {
   config: Config
+  /** The clock of session lifetimes, store TTLs and live channels; Date.now unless a test gives one. */
+  clock?: () => number
 }
 
-export const app = fp(async (fastify: FastifyInstance, { config }: AppOptions): Promise<void> => {
-  await fastify.register(configPlugin, { config })
+export const app = fp(async (fastify: FastifyInstance, { config, clock }: AppOptions): Promise<void> => {
+  await fastify.register(configPlugin, { config, ...(clock === undefined ? {} : { clock }) })
   // First of all hooks: whether a request arrived before the close began must be decided when it
   // arrives, not after the session and other async hooks have run.
   await fastify.register(closingPlugin)
@@ -72,8 +74,8 @@ export const app = fp(async (fastify: FastifyInstance, { config }: AppOptions): 
 }, { name: 'media-bff' })
 
 /** A ready-to-listen instance: Fastify created with the options the config demands, app registered. */
-export async function buildApp (config: Config, logger?: FastifyServerOptions['logger'] | false): Promise<FastifyInstance> {
+export async function buildApp (config: Config, logger?: FastifyServerOptions['logger'] | false, clock?: () => number): Promise<FastifyInstance> {
   const fastify = Fastify(serverOptions(config, logger)).withTypeProvider<TypeBoxTypeProvider>()
-  await fastify.register(app, { config })
+  await fastify.register(app, { config, ...(clock === undefined ? {} : { clock }) })
   return fastify
 }

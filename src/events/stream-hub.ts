@@ -38,6 +38,8 @@ export interface StreamHubOptions {
   onDropped?: (reason: DropReason) => void
   /** How many channels are open now, after each opens or closes. */
   onCount?: (count: number) => void
+  /** The clock sessions end by. */
+  now?: () => number
 }
 
 interface Stream {
@@ -47,6 +49,7 @@ interface Stream {
 }
 
 export function createStreamHub (options: StreamHubOptions) {
+  const clock = options.now ?? Date.now
   const streams = new Set<Stream>()
   const bySession = new Map<string, Stream[]>()
   const byPerson = new Map<string, Stream[]>()
@@ -91,7 +94,7 @@ export function createStreamHub (options: StreamHubOptions) {
   }
 
   const heartbeat = setInterval(() => {
-    const now = Date.now()
+    const now = clock()
     for (const stream of [...streams]) {
       // A comment line: proxies and browsers see traffic, the page sees no event.
       write(stream, ': keep-alive\n\n')
@@ -140,7 +143,7 @@ export function createStreamHub (options: StreamHubOptions) {
     },
 
     deliver (message: LiveMessage): void {
-      const now = Date.now()
+      const now = clock()
       recent.push({ message, at: now })
       while (recent.length > options.replayMax || (recent[0] !== undefined && now - recent[0].at > options.replayWindowMs)) {
         const gone = recent.shift()

@@ -13,6 +13,8 @@ export interface PersonSessionsOptions {
   deleteGrant: (grantId: string) => Promise<void>
   timeouts: SessionTimeouts
   maxPerPerson: number
+  /** The clock sessions end by. */
+  now?: () => number
 }
 
 /** What ending sessions did: how many were live, and the handles of all ended (their open pages are to be told). */
@@ -26,7 +28,7 @@ export interface LiveSession extends IndexEntry {
 }
 
 export function createPersonSessions (options: PersonSessionsOptions) {
-  const { index, readSession, destroySession, deleteGrant, timeouts, maxPerPerson } = options
+  const { index, readSession, destroySession, deleteGrant, timeouts, maxPerPerson, now: clock = Date.now } = options
   const isLive = (record: SessionRecord | undefined, now: number): boolean => liveUntil(record, timeouts, now) !== undefined
   const lastActiveOf = (record: SessionRecord | undefined): number => typeof record?.lastSeen === 'number' ? record.lastSeen : record?.authenticatedAt as number
 
@@ -67,7 +69,7 @@ export function createPersonSessions (options: PersonSessionsOptions) {
     async recordSignIn (person: Person, handle: string, session: IndexedSession, replacing?: string): Promise<Ended> {
       const count = await index.add(person, handle, session, replacing)
       if (count <= maxPerPerson) return { live: 0, handles: [] }
-      const alive = (await live(person, Date.now())).filter((entry) => entry.handle !== handle)
+      const alive = (await live(person, clock())).filter((entry) => entry.handle !== handle)
       const excess = alive.length + 1 - maxPerPerson
       if (excess <= 0) return { live: 0, handles: [] }
       return { live: excess, handles: await endEntries(person, alive.slice(0, excess)) }
@@ -75,13 +77,13 @@ export function createPersonSessions (options: PersonSessionsOptions) {
 
     /** Live sessions, most recently active first. */
     async list (person: Person): Promise<LiveSession[]> {
-      return (await live(person, Date.now())).sort((a, b) => b.lastActiveAt - a.lastActiveAt)
+      return (await live(person, clock())).sort((a, b) => b.lastActiveAt - a.lastActiveAt)
     },
 
     /** Ends the sessions whose handles are listed and that are live (unknown ones are ignored). */
     async end (person: Person, handles: readonly string[]): Promise<Ended> {
       const wanted = new Set(handles)
-      const alive = (await live(person, Date.now())).filter((entry) => wanted.has(entry.handle))
+      const alive = (await live(person, clock())).filter((entry) => wanted.has(entry.handle))
       return { live: alive.length, handles: await endEntries(person, alive) }
     },
 
@@ -91,7 +93,7 @@ export function createPersonSessions (options: PersonSessionsOptions) {
      */
     async endAll (person: Person, except?: string): Promise<Ended> {
       const entries = (await index.entries(person)).filter((entry) => entry.handle !== except)
-      const now = Date.now()
+      const now = clock()
       const records = await Promise.all(entries.map(async (entry) => await readSession(entry.sid)))
       const handles = await endEntries(person, entries, records)
       return { live: records.filter((record) => isLive(record, now)).length, handles }
@@ -102,7 +104,7 @@ export function createPersonSessions (options: PersonSessionsOptions) {
      * timeout, whichever comes first; undefined when it is over already or gone.
      */
     async liveUntil (sid: string): Promise<number | undefined> {
-      return liveUntil(await readSession(sid), timeouts, Date.now())
+      return liveUntil(await readSession(sid), timeouts, clock())
     },
 
     /** Drops a session from the index (it ended on its own: sign-out, timeout, a new sign-in). */

@@ -20,6 +20,8 @@ export interface MemoryStoreOptions {
   sweepIntervalMs?: number
   /** At maxEntries: forget the least recently used entry (default), or refuse the new key. */
   whenFull?: 'evict' | 'refuse'
+  /** The clock TTLs run on (tests pass one they can move on). */
+  now?: () => number
 }
 
 export interface MemoryStore extends KeyValueStore {
@@ -54,7 +56,7 @@ function mapOf (entry: Entry | undefined): Record<string, string> {
   return map
 }
 
-export function createMemoryStore ({ maxEntries = 100_000, sweepIntervalMs = 30_000, whenFull = 'evict' }: MemoryStoreOptions = {}): MemoryStore {
+export function createMemoryStore ({ maxEntries = 100_000, sweepIntervalMs = 30_000, whenFull = 'evict', now = Date.now }: MemoryStoreOptions = {}): MemoryStore {
   if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError('maxEntries must be a positive integer')
   if (!Number.isFinite(sweepIntervalMs) || sweepIntervalMs <= 0) throw new RangeError('sweepIntervalMs must be a positive number')
 
@@ -63,9 +65,9 @@ export function createMemoryStore ({ maxEntries = 100_000, sweepIntervalMs = 30_
   let lastPressureSweepAt = 0
 
   const sweepExpired = (): void => {
-    const now = Date.now()
+    const at = now()
     for (const [key, entry] of entries) {
-      if (entry.expiresAt <= now) entries.delete(key)
+      if (entry.expiresAt <= at) entries.delete(key)
     }
   }
   const sweepTimer = setInterval(sweepExpired, sweepIntervalMs)
@@ -81,16 +83,16 @@ export function createMemoryStore ({ maxEntries = 100_000, sweepIntervalMs = 30_
     const entry = entries.get(key)
     if (entry === undefined) return undefined
     entries.delete(key)
-    if (entry.expiresAt <= Date.now()) return undefined
+    if (entry.expiresAt <= now()) return undefined
     entries.set(key, entry)
     return entry
   }
 
   const makeRoomForOneMore = (): void => {
     if (entries.size < maxEntries) return
-    const now = Date.now()
-    if (now - lastPressureSweepAt >= pressureSweepEveryMs) {
-      lastPressureSweepAt = now
+    const at = now()
+    if (at - lastPressureSweepAt >= pressureSweepEveryMs) {
+      lastPressureSweepAt = at
       sweepExpired()
     }
     if (entries.size < maxEntries) return
@@ -102,7 +104,7 @@ export function createMemoryStore ({ maxEntries = 100_000, sweepIntervalMs = 30_
   }
 
   const write = (key: string, value: string, ttlMs: number): void => {
-    const expiresAt = Date.now() + wholeTtlMs(ttlMs)
+    const expiresAt = now() + wholeTtlMs(ttlMs)
     // Re-inserting moves the key to the most recently used end.
     if (!entries.delete(key)) makeRoomForOneMore()
     entries.set(key, { value: flattened(value), expiresAt })
@@ -149,7 +151,7 @@ export function createMemoryStore ({ maxEntries = 100_000, sweepIntervalMs = 30_
       const wholeMs = wholeTtlMs(ttlMs)
       const entry = live(key)
       if (entry?.value !== expected) return false
-      entry.expiresAt = Date.now() + wholeMs
+      entry.expiresAt = now() + wholeMs
       return true
     },
     async mapSet (key, field, value, ttlMs, removing = []) {

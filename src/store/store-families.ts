@@ -66,20 +66,23 @@ export interface StoreFamiliesOptions {
   tlsCa?: string | undefined
   /** Memory only: sign-ins held at once before new ones are refused. */
   maxSessions?: number
+  /** Memory only: the clock TTLs run on (Redis keeps its own). */
+  now?: () => number
   commandTimeoutMs?: number
   logger?: StoreLogger
 }
 
 export function createStoreFamilies (options: StoreFamiliesOptions): StoreFamilies {
   return options.redisUrl === undefined || options.redisUrl === ''
-    ? memoryFamilies(options.maxSessions ?? 50_000)
+    ? memoryFamilies(options.maxSessions ?? 50_000, options.now)
     : redisFamilies(options.redisUrl, options)
 }
 
-function memoryFamilies (maxSessions: number): StoreFamilies {
+function memoryFamilies (maxSessions: number, now?: () => number): StoreFamilies {
   const bounds = memoryBounds(maxSessions)
-  const neverEvicted = (maxEntries: number): MemoryStore => createMemoryStore({ maxEntries, whenFull: 'refuse' })
-  const own = (maxEntries: number): MemoryStore => createMemoryStore({ maxEntries })
+  const clock = now === undefined ? {} : { now }
+  const neverEvicted = (maxEntries: number): MemoryStore => createMemoryStore({ maxEntries, whenFull: 'refuse', ...clock })
+  const own = (maxEntries: number): MemoryStore => createMemoryStore({ maxEntries, ...clock })
   const stores: Record<Family, MemoryStore> = {
     people: neverEvicted(bounds.people),
     locks: neverEvicted(bounds.locks),

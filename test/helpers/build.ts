@@ -32,19 +32,26 @@ export interface Built {
 /** Where the injected app pretends to be: PUBLIC_URL. */
 const ORIGIN = 'http://127.0.0.1:3000'
 
-export async function build (t: Test, options: { env?: Record<string, string | undefined>, emulator?: EmulatorOptions } = {}): Promise<Built> {
+export interface BuildOptions {
+  env?: Record<string, string | undefined>
+  emulator?: EmulatorOptions
+  /** media-bff's clock (session lifetimes, store TTLs, live channels): a test moves it on instead of sleeping. */
+  clock?: () => number
+}
+
+export async function build (t: Test, options: BuildOptions = {}): Promise<Built> {
   const emulator = await startEmulator({ apiPort: 0, uploadPort: 0, ...options.emulator })
   t.teardown(emulator.stop)
   // Nobody connects to this address: requests are injected.
   const config = loadConfig(bffEnv(emulator, ORIGIN, { LOG_LEVEL: 'silent', ...options.env }))
-  const app = await buildApp(config, false)
+  const app = await buildApp(config, false, options.clock)
   t.teardown(async () => { await app.close() })
   await app.ready()
   const signer = new fastifyCookie.Signer(config.session.secrets, 'sha256')
 
   const signIn = async (user = 'alice', scopes: readonly string[] = config.oauth.scopes): Promise<string> => {
     const tokens = emulator.grantTokens(user, scopes)
-    const now = Date.now()
+    const now = app.clock()
     const grant = await app.grants.create({
       tenant: config.defaultTenant,
       userId: tokens.user_id,

@@ -6,8 +6,9 @@ import { createMemoryStore } from '../../src/store/memory-store.js'
 import { StoreFullError } from '../../src/store/key-value-store.js'
 import { storeBehaviour } from './store-behaviour.js'
 
-t.test('memory store: shared behaviour', async (t) => {
-  storeBehaviour(t, () => createMemoryStore({ sweepIntervalMs: 50 }))
+t.test('memory store: shared behaviour, on a clock the test moves on', async (t) => {
+  let time = Date.now()
+  storeBehaviour(t, () => createMemoryStore({ sweepIntervalMs: 50, now: () => time }), async (ms) => { time += ms })
 })
 
 t.test('never holds more than maxEntries', async (t) => {

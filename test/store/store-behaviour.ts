@@ -8,11 +8,17 @@ import { StoreUnavailableError, type KeyValueStore } from '../../src/store/key-v
 /** Opens a fresh store on the backend under test; the suite closes it. */
 export type OpenStore = () => KeyValueStore
 
+/**
+ * Lets `ms` of the backend's time go by: a clock moved on for a backend that takes one (memory),
+ * real time for one that keeps its own (Redis).
+ */
+export type PassTime = (ms: number) => Promise<void>
+
 const longTtl = 60_000
 const shortTtl = 80
 const pastShortTtl = 200
 
-export function storeBehaviour (t: Test, openStore: OpenStore): void {
+export function storeBehaviour (t: Test, openStore: OpenStore, passTime: PassTime = async (ms) => { await sleep(ms) }): void {
   const store = openStore()
   t.teardown(() => store.close())
   // Unique keys per run, so suites may share one Redis.
@@ -48,7 +54,7 @@ export function storeBehaviour (t: Test, openStore: OpenStore): void {
     t.equal(await store.compareAndSet(cas, undefined, 'v', shortTtl), true)
     await store.mapSet(map, 'field', 'v', shortTtl)
     t.equal(await store.get(plain), 'v', 'alive before the TTL')
-    await sleep(pastShortTtl)
+    await passTime(pastShortTtl)
     for (const k of [plain, ifAbsent, cas]) t.equal(await store.get(k), undefined, 'gone after the TTL')
     t.same(await store.mapGetAll(map), {}, 'the map too')
   })
@@ -57,7 +63,7 @@ export function storeBehaviour (t: Test, openStore: OpenStore): void {
     const k = key('ttl-replace')
     await store.set(k, 'short', shortTtl)
     await store.set(k, 'long', longTtl)
-    await sleep(pastShortTtl)
+    await passTime(pastShortTtl)
     t.equal(await store.get(k), 'long')
   })
 
@@ -66,7 +72,7 @@ export function storeBehaviour (t: Test, openStore: OpenStore): void {
     t.equal(await store.setIfAbsent(k, 'first', shortTtl), true)
     t.equal(await store.setIfAbsent(k, 'second', longTtl), false)
     t.equal(await store.get(k), 'first', 'the loser did not write')
-    await sleep(pastShortTtl)
+    await passTime(pastShortTtl)
     t.equal(await store.setIfAbsent(k, 'third', longTtl), true, 'an expired key counts as absent')
     t.equal(await store.get(k), 'third')
   })
@@ -81,7 +87,7 @@ export function storeBehaviour (t: Test, openStore: OpenStore): void {
     t.equal(await store.get(k), 'v1', 'loser wrote nothing')
     t.equal(await store.compareAndSet(k, 'v1', 'v2', shortTtl), true, 'matching expectation wins')
     t.equal(await store.get(k), 'v2')
-    await sleep(pastShortTtl)
+    await passTime(pastShortTtl)
     t.equal(await store.get(k), undefined, 'with the new TTL')
     t.equal(await store.compareAndSet(k, 'v2', 'v3', longTtl), false, 'expired value no longer matches')
     t.equal(await store.compareAndSet(k, undefined, 'v3', longTtl), true, 'expired counts as absent')
@@ -128,16 +134,16 @@ export function storeBehaviour (t: Test, openStore: OpenStore): void {
     await store.set(k, 'owner', shortTtl)
     t.equal(await store.expireIfEquals(k, 'intruder', longTtl), false, 'someone else cannot extend it')
     t.equal(await store.expireIfEquals(k, 'owner', longTtl), true, 'the owner can')
-    await sleep(pastShortTtl)
+    await passTime(pastShortTtl)
     t.equal(await store.get(k), 'owner', 'lived past the first TTL')
     t.equal(await store.expireIfEquals(k, 'owner', shortTtl), true, 'can shorten it too')
-    await sleep(pastShortTtl)
+    await passTime(pastShortTtl)
     t.equal(await store.get(k), undefined)
 
     const other = key('exp-eq-other')
     await store.set(other, 'owner', shortTtl)
     t.equal(await store.expireIfEquals(other, 'intruder', longTtl), false)
-    await sleep(pastShortTtl)
+    await passTime(pastShortTtl)
     t.equal(await store.get(other), undefined, 'a refused renewal did not extend it')
   })
 
@@ -162,12 +168,12 @@ export function storeBehaviour (t: Test, openStore: OpenStore): void {
     const k = key('map-ttl')
     await store.mapSet(k, 'long', 'l', longTtl)
     await store.mapSet(k, 'short', 's', shortTtl)
-    await sleep(pastShortTtl)
+    await passTime(pastShortTtl)
     t.same(await store.mapGetAll(k), { long: 'l', short: 's' }, 'still there after the short TTL')
     const growing = key('map-ttl-grows')
     await store.mapSet(growing, 'first', '1', shortTtl)
     await store.mapSet(growing, 'second', '2', longTtl)
-    await sleep(pastShortTtl)
+    await passTime(pastShortTtl)
     t.same(await store.mapGetAll(growing), { first: '1', second: '2' }, 'a longer TTL extends it')
   })
 
