@@ -21,16 +21,19 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 export default fp(async (app) => {
   const allowed = new Set(app.config.allowedOrigins)
-  app.addHook('onRequest', async (request) => {
+  // A callback hook, not an async one: it runs on every request and almost never waits.
+  app.addHook('onRequest', (request, _reply, done) => {
     const { config } = request.routeOptions
     const safe = SAFE_METHODS.has(request.method)
-    if ((safe && config.allowedOriginsOnly !== true) || config.serverToServer === true) return
+    if ((safe && config.allowedOriginsOnly !== true) || config.serverToServer === true) {
+      done()
+      return
+    }
     if (!safe && request.headers['x-csrf'] !== '1') {
-      throw new AppError('csrf_failed', 'This request needs the header X-CSRF: 1.')
+      done(new AppError('csrf_failed', 'This request needs the header X-CSRF: 1.'))
+      return
     }
     const origin = request.headers.origin
-    if (origin !== undefined && !allowed.has(origin)) {
-      throw new AppError('csrf_failed', 'This request comes from an origin that may not call media-bff.')
-    }
+    done(origin !== undefined && !allowed.has(origin) ? new AppError('csrf_failed', 'This request comes from an origin that may not call media-bff.') : undefined)
   })
 }, { name: 'csrf', dependencies: ['config'] })

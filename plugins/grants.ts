@@ -34,9 +34,17 @@ export default fp(async (app) => {
   }
 
   app.decorateRequest('access', undefined)
-  app.addHook('preHandler', async (request, reply) => {
+  app.addHook('preHandler', (request, reply, done) => {
     const required = request.routeOptions.config.scopes
-    if (required === undefined) return
+    if (required === undefined) {
+      done()
+      return
+    }
+    giveAccess(request, reply, required).then(() => { done() }, done)
+  })
+
+  /** Checks the signed-in session's grant against the scopes, and sets request.access. */
+  const giveAccess = async (request: FastifyRequest, reply: FastifyReply, required: readonly string[]): Promise<void> => {
     const { signedIn } = request
     if (signedIn === undefined) throw loginRequired()
     const stored = await app.grants.read(signedIn.grantId)
@@ -64,7 +72,7 @@ export default fp(async (app) => {
         throw error
       })
     }
-  })
+  }
 }, { name: 'grants', dependencies: ['config', 'stores', 'session', 'tokens'] })
 
 /** The page that made the call, when it is ours, so re-authorization lands back on it. */

@@ -122,7 +122,7 @@ export default fp(async (app) => {
   // would otherwise hash the label object on every request. Route patterns and statuses are few,
   // so the map stays small.
   const requestSeries = new Map<string, ReturnType<typeof requests.labels>>()
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched'
     const key = `${request.method} ${reply.statusCode} ${route}`
     let series = requestSeries.get(key)
@@ -131,6 +131,7 @@ export default fp(async (app) => {
       requestSeries.set(key, series)
     }
     series.observe(reply.elapsedTime / 1000)
+    done()
   })
 
   app.get('/metrics', { schema: { hide: true }, config: { operators: 'metrics' } }, async (_request, reply) => {

@@ -31,13 +31,16 @@ export default fp(async (app) => {
     lever: operatorToken === undefined ? undefined : bearerTokenCheck(operatorToken)
   }
   app.decorate('isOperator', (request: FastifyRequest) => checks.metrics?.(request.headers.authorization) === true)
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook, not an async one: it runs on every request and almost never has work.
+  app.addHook('onRequest', (request, reply, done) => {
     const which = request.routeOptions.config.operators
-    if (which === undefined) return
-    const allowed = checks[which]
+    const allowed = which === undefined ? undefined : checks[which]
     // No METRICS_TOKEN: what operators read is open (the lever's routes are not even registered).
-    if (allowed === undefined ? which === 'metrics' : allowed(request.headers.authorization)) return
+    if (which === undefined || (allowed === undefined ? which === 'metrics' : allowed(request.headers.authorization))) {
+      done()
+      return
+    }
+    // Answered here, as a missing route is: the chain goes no further.
     reply.callNotFound()
-    return await reply
   })
 }, { name: 'operators', dependencies: ['config'] })

@@ -101,9 +101,13 @@ export default fp(async (app) => {
   }
   // onRequest, after the session's own hooks: who is signed in is known, and nothing is read or
   // parsed for a request over its limit.
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const name = request.routeOptions.config.limit
-    if (name !== undefined) await limits[name].call(app, request, reply)
+    if (name === undefined) {
+      done()
+      return
+    }
+    limits[name].call(app, request, reply).then(() => { done() }, done)
   })
 }, { name: 'rate-limit', dependencies: ['config', 'stores', 'session'] })
 

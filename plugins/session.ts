@@ -103,16 +103,24 @@ export default fp(async (app) => {
   app.decorateRequest('signedIn', undefined)
   // onRequest (after @fastify/session's own) so that even a request that later fails validation
   // keeps the cookie alive.
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook, not an async one: it runs on every request and waits only to end a session.
+  app.addHook('onRequest', (request, reply, done) => {
     const session = request.session
-    if (session?.authenticatedAt === undefined) return
+    if (session?.authenticatedAt === undefined) {
+      done()
+      return
+    }
     // A sign-in from before sessions had handles gets one now, so it can be listed and named.
     session.handle ??= newSessionHandle()
     const signedIn = signedInOf(session.sessionId, session, settings)
-    if (signedIn === undefined) return
+    if (signedIn === undefined) {
+      done()
+      return
+    }
     const now = app.clock()
     if (signedIn.endsAt < now) {
-      if (request.routeOptions.config.replacesSession !== true) await endSignIn(app, request, reply, 'expired')
+      if (request.routeOptions.config.replacesSession === true) done()
+      else endSignIn(app, request, reply, 'expired').then(() => { done() }, done)
       return
     }
     request.signedIn = signedIn
@@ -123,6 +131,7 @@ export default fp(async (app) => {
     const signedWithOldSecret = request.cookies[settings.cookieName] !== session.encryptedSessionId
     const isActivity = request.routeOptions.config.touchesSession !== false
     if ((isActivity && now - signedIn.lastSeen > touchIntervalMs) || signedWithOldSecret) keepAlive(request, now)
+    done()
   })
 
   /** Moves the idle timeout on from now: the record is saved as the answer goes out. */

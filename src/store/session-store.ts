@@ -9,6 +9,10 @@
 // JSON (a Date comes back as a string).
 import { StoreUnavailableError, type KeyValueStore } from './key-value-store.js'
 import type { TokenCipher } from './token-cipher.js'
+import { createBoundedMemo } from '../bounded-memo.js'
+
+/** Records opened recently, by their stored value: every signed-in request reads its session. */
+const OPENED_MEMO_ENTRIES = 4096
 
 export interface SessionStoreOptions<S extends object> {
   /**
@@ -56,11 +60,20 @@ export function createSessionStore<S extends object = object> (
   const seal = (sessionId: string, json: string): string => cipher === undefined ? json : cipher.encrypt(json, keyOf(sessionId))
   const open = (sessionId: string, stored: string): string => cipher === undefined ? stored : cipher.decrypt(stored, keyOf(sessionId))
 
+  // A stored record always opens to the same session, so it is opened and parsed once and then
+  // shared, frozen: @fastify/session copies its fields into a Session of its own, and a change is
+  // always a new record (set), never an edit of one read. The id is part of the key, since the
+  // record is sealed for it.
+  const opened = createBoundedMemo<{ sessionId: string, value: unknown }>(OPENED_MEMO_ENTRIES)
   const load = async (sessionId: string): Promise<unknown> => {
     const stored = await storeCall(() => store.get(keyOf(sessionId)))
     if (stored === undefined) return undefined
+    const remembered = opened.get(stored)
+    if (remembered !== undefined && remembered.sessionId === sessionId) return remembered.value
     try {
-      return JSON.parse(open(sessionId, stored))
+      const value = deepFreeze(JSON.parse(open(sessionId, stored)) as unknown)
+      opened.set(stored, { sessionId, value })
+      return value
     } catch {
       // Sealed under a key since removed from TOKEN_KEYS, or damaged: for the user this is
       // the same as an expired session (a new one is started), not a server error.
@@ -93,6 +106,14 @@ export function createSessionStore<S extends object = object> (
       settle(async () => { await drop(sessionId) }, callback)
     }
   }
+}
+
+function deepFreeze<T> (value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const field of Object.values(value)) deepFreeze(field)
+    Object.freeze(value)
+  }
+  return value
 }
 
 /** The session's JSON without its cookie; the cookie is set aside for the moment, not copied. */

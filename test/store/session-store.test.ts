@@ -169,11 +169,25 @@ t.test('with a cipher, a record only opens under its own session id', async (t) 
   await store.set('victim', { user: 'ada' })
   const sealed = await kv.get('sess:victim')
   t.match(sealed, /^v1\./)
+  // Read first, so the opened record is remembered: the copy must not be served from memory.
+  t.same(await store.get('victim'), { user: 'ada' })
   await kv.set('sess:attacker', sealed ?? '', 60_000)
   t.equal(await store.get('attacker'), undefined, 'a copied record reads as no session')
   await kv.set('sess:damaged', 'not json, not sealed', 60_000)
   t.equal(await store.get('damaged'), undefined, 'a damaged record reads as no session')
   t.same(await store.get('victim'), { user: 'ada' })
+})
+
+t.test('a stored record is opened once and shared, frozen; a new record is opened anew', async (t) => {
+  const kv = createMemoryStore()
+  t.teardown(() => kv.close())
+  const store = promised(createSessionStore(kv, { cipher }))
+  await store.set('s', { user: { name: 'ada' }, lastSeen: 1 })
+  const first = await store.get('s') as { user: { name: string } }
+  t.equal(await store.get('s'), first, 'the same record read again is the same object')
+  t.ok(Object.isFrozen(first) && Object.isFrozen(first.user), 'frozen all the way down: nobody edits what others share')
+  await store.set('s', { user: { name: 'ada' }, lastSeen: 2 })
+  t.same(await store.get('s'), { user: { name: 'ada' }, lastSeen: 2 }, 'a write is a new record, read as written')
 })
 
 t.test('callbacks: always later, failures as StoreUnavailableError', async (t) => {
