@@ -5,6 +5,7 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { loadavg } from 'node:os'
 import { planFrom, type ScenarioName } from './lib/plan.js'
+import { buildMediaBff } from './lib/build.js'
 import { startBffStack, type BffStack } from './lib/stack.js'
 import { startBenchRedis, type BenchRedis } from './lib/redis.js'
 import { writtenProfiles } from './lib/profiling.js'
@@ -43,6 +44,8 @@ const needsMemory = wants('session', 'register', 'relay', 'cpu', 'stampede')
 const needsRedis = wants('session', 'redis-memory', 'redis-trips', 'stampede', 'webhooks', 'store-sizes')
 const WEBHOOK_PREFIX = 'bench-webhooks:'
 const WEBHOOK_ENV = { WEBHOOK_KEYS: BENCH_WEBHOOK_KEY, RATE_LIMIT_WEBHOOKS_PER_MINUTE: '100000000', OAUTH_SCOPES: 'basic user.info upload manage' }
+step('compiling media-bff as it ships (tsc -p tsconfig.build.json)')
+await buildMediaBff()
 const redis: BenchRedis | undefined = needsRedis ? await startBenchRedis() : undefined
 const none = Promise.resolve(undefined)
 // Started together while nothing is measured (start-up is mostly loading code); each stack then

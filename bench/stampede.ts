@@ -3,6 +3,7 @@
 // Redis; prints the refreshes the emulator saw (must be 1) and the latencies.
 import { startBffStack } from './lib/stack.js'
 import { startBenchRedis } from './lib/redis.js'
+import { buildMediaBff } from './lib/build.js'
 import { stampedeScenario, type StampedeResult } from './scenarios/stampede.js'
 
 // Ctrl-C or a kill still runs the exit handlers that stop redis-server (children follow on
@@ -11,6 +12,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 
 const sizes = process.argv.includes('--quick') ? [100] : [100, 1000]
 const results: StampedeResult[] = []
+await buildMediaBff()
 const redis = await startBenchRedis()
 try {
   const alone = await startBffStack()

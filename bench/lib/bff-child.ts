@@ -1,10 +1,16 @@
 // media-bff (or, for comparison, a bare Fastify route) in a process of its own, so its CPU time
 // and RSS can be read without the load generator's or the emulator's in them. No logger at all:
 // the benchmark measures the request path, not log formatting.
+//
+// media-bff as it ships: the JavaScript tsc writes to dist/ (lib/build.ts, before any child
+// starts), which `npm run serve` and the image run, not the TypeScript loader's on-the-fly
+// transform, whose helpers (a defineProperty per closure made) would be measured as media-bff's.
 import Fastify, { type FastifyInstance } from 'fastify'
-import { buildApp } from '../../src/app.js'
-import { loadConfig } from '../../src/config.js'
 import { serveParent } from './child-host.js'
+import { builtModule } from './build.js'
+
+type AppModule = typeof import('../../src/app.js')
+type ConfigModule = typeof import('../../src/config.js')
 
 let app: FastifyInstance | undefined
 
@@ -21,6 +27,8 @@ serveParent({
       })
       app = bare
     } else {
+      const { buildApp } = await builtModule<AppModule>('src/app.js')
+      const { loadConfig } = await builtModule<ConfigModule>('src/config.js')
       app = await buildApp(loadConfig(message.env as Record<string, string>), false)
     }
     await app.listen({ host: '127.0.0.1', port })
