@@ -44,7 +44,7 @@ const needsMemory = wants('session', 'register', 'relay', 'cpu', 'stampede')
 const needsRedis = wants('session', 'redis-memory', 'redis-trips', 'stampede', 'webhooks', 'store-sizes')
 const WEBHOOK_PREFIX = 'bench-webhooks:'
 const WEBHOOK_ENV = { WEBHOOK_KEYS: BENCH_WEBHOOK_KEY, RATE_LIMIT_WEBHOOKS_PER_MINUTE: '100000000', OAUTH_SCOPES: 'basic user.info upload manage' }
-step('compiling media-bff as it ships (tsc -p tsconfig.build.json)')
+step('building media-bff as it ships (npm run build)')
 await buildMediaBff()
 const redis: BenchRedis | undefined = needsRedis ? await startBenchRedis() : undefined
 const none = Promise.resolve(undefined)

@@ -2,7 +2,7 @@
 // and RSS can be read without the load generator's or the emulator's in them. No logger at all:
 // the benchmark measures the request path, not log formatting.
 //
-// media-bff as it ships: the JavaScript tsc writes to dist/ (lib/build.ts, before any child
+// media-bff as it ships: what `npm run build` writes to dist/ (lib/build.ts, before any child
 // starts), which `npm run serve` and the image run, not the TypeScript loader's on-the-fly
 // transform, whose helpers (a defineProperty per closure made) would be measured as media-bff's.
 import Fastify, { type FastifyInstance } from 'fastify'
