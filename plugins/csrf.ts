@@ -6,7 +6,9 @@
 // reading route that a foreign page must not use with the cookie's authority either (the live
 // channel, held open) asks for the Origin check alone with `config: { allowedOriginsOnly: true }`.
 import fp from 'fastify-plugin'
+import type { FastifyRequest } from 'fastify'
 import { AppError } from '../src/errors.js'
+import { guardRoute } from './route-guards.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -21,19 +23,22 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 export default fp(async (app) => {
   const allowed = new Set(app.config.allowedOrigins)
-  // A callback hook, not an async one: it runs on every request and almost never waits.
+  const refused = (request: FastifyRequest): AppError | undefined => {
+    const origin = request.headers.origin
+    return origin !== undefined && !allowed.has(origin) ? new AppError('csrf_failed', 'This request comes from an origin that may not call media-bff.') : undefined
+  }
+  // Every request with a method that may change state, to any path (a route added later, one that
+  // does not exist): a callback hook, as a read (most requests) passes at once.
   app.addHook('onRequest', (request, _reply, done) => {
-    const { config } = request.routeOptions
-    const safe = SAFE_METHODS.has(request.method)
-    if ((safe && config.allowedOriginsOnly !== true) || config.serverToServer === true) {
+    if (SAFE_METHODS.has(request.method) || request.routeOptions.config.serverToServer === true) {
       done()
       return
     }
-    if (!safe && request.headers['x-csrf'] !== '1') {
-      done(new AppError('csrf_failed', 'This request needs the header X-CSRF: 1.'))
-      return
-    }
-    const origin = request.headers.origin
-    done(origin !== undefined && !allowed.has(origin) ? new AppError('csrf_failed', 'This request comes from an origin that may not call media-bff.') : undefined)
+    done(request.headers['x-csrf'] !== '1' ? new AppError('csrf_failed', 'This request needs the header X-CSRF: 1.') : refused(request))
+  })
+  // A reading route that asks for the Origin check alone has it attached (plugins/route-guards.ts).
+  app.addHook('onRoute', (route) => {
+    if (route.config?.allowedOriginsOnly !== true) return
+    guardRoute(route, 'onRequest', (request, _reply, done) => { done(SAFE_METHODS.has(request.method) ? refused(request) : undefined) })
   })
 }, { name: 'csrf', dependencies: ['config'] })

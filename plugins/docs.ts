@@ -16,4 +16,4 @@ export default fp(async (app) => {
     }
   })
   app.get('/docs', { schema: { hide: true }, config: { operators: 'metrics' } }, async () => app.swagger())
-}, { name: 'docs', dependencies: ['config'] })
+}, { name: 'docs', dependencies: ['config', 'operators'] })

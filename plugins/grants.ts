@@ -1,5 +1,7 @@
-// The signed-in session's grant, for routes: the scopes a route needs, declared on the route (`config: { scopes: [...] }`, as @fastify/rate-limit takes
-// its settings) and enforced by one hook, which hands the route its `request.access`: the grant
+// The signed-in session's grant, for routes: the scopes a route needs, declared on the route
+// (`config: { scopes: [...] }`, as @fastify/rate-limit takes its settings) and enforced by one
+// hook attached to that route alone (plugins/route-guards.ts), which hands the route its
+// `request.access`: the grant
 // as read, its tenant, and the one way to call the service with its token. A sign-in whose grant
 // is gone ends here, where that is found out, not in the error handler.
 import fp from 'fastify-plugin'
@@ -10,6 +12,7 @@ import { withAccessToken } from '../src/grants/with-access-token.js'
 import { checkScopes } from '../src/oauth/scope-check.js'
 import { safeReturnPath } from '../src/sign-in/return-to.js'
 import type { Access } from '../src/grants/access.js'
+import { guardRoute } from './route-guards.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -34,13 +37,10 @@ export default fp(async (app) => {
   }
 
   app.decorateRequest('access', undefined)
-  app.addHook('preHandler', (request, reply, done) => {
-    const required = request.routeOptions.config.scopes
-    if (required === undefined) {
-      done()
-      return
-    }
-    giveAccess(request, reply, required).then(() => { done() }, done)
+  app.addHook('onRoute', (route) => {
+    const required = route.config?.scopes
+    if (required === undefined) return
+    guardRoute(route, 'preHandler', (request, reply, done) => { giveAccess(request, reply, required).then(() => { done() }, done) })
   })
 
   /** Checks the signed-in session's grant against the scopes, and sets request.access. */

@@ -1,5 +1,6 @@
 // Operators' endpoints, behind `Authorization: Bearer <token>`, declared on the route
-// (`config: { operators: 'metrics' | 'lever' }`) and enforced by the one hook here: METRICS_TOKEN
+// (`config: { operators: 'metrics' | 'lever' }`) and enforced by the one hook here, attached to
+// those routes alone (plugins/route-guards.ts; registered before any of them): METRICS_TOKEN
 // for what operators read (/metrics, /docs; open when unset: keep them off the public proxy then),
 // OPERATOR_TOKEN for the levers that act (their routes exist only when it is set). Anyone else
 // gets the very answer of a route that does not exist, so the public cannot even tell they are
@@ -7,6 +8,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyRequest } from 'fastify'
 import { bearerTokenCheck } from '../src/bearer-token.js'
+import { guardRoute } from './route-guards.js'
 
 export type OperatorToken = 'metrics' | 'lever'
 
@@ -31,16 +33,19 @@ export default fp(async (app) => {
     lever: operatorToken === undefined ? undefined : bearerTokenCheck(operatorToken)
   }
   app.decorate('isOperator', (request: FastifyRequest) => checks.metrics?.(request.headers.authorization) === true)
-  // A callback hook, not an async one: it runs on every request and almost never has work.
-  app.addHook('onRequest', (request, reply, done) => {
-    const which = request.routeOptions.config.operators
-    const allowed = which === undefined ? undefined : checks[which]
+  app.addHook('onRoute', (route) => {
+    const which = route.config?.operators
+    if (which === undefined) return
+    const allowed = checks[which]
     // No METRICS_TOKEN: what operators read is open (the lever's routes are not even registered).
-    if (which === undefined || (allowed === undefined ? which === 'metrics' : allowed(request.headers.authorization))) {
-      done()
-      return
-    }
-    // Answered here, as a missing route is: the chain goes no further.
-    reply.callNotFound()
+    if (allowed === undefined && which === 'metrics') return
+    guardRoute(route, 'onRequest', (request, reply, done) => {
+      if (allowed?.(request.headers.authorization) === true) {
+        done()
+        return
+      }
+      // Answered here, as a missing route is: the chain goes no further.
+      reply.callNotFound()
+    })
   })
 }, { name: 'operators', dependencies: ['config'] })

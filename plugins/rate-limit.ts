@@ -12,7 +12,8 @@
 // against one client hammering sign-ins, and a wide flood costs media-bff only CPU, since starting
 // a sign-in writes nothing to any store (src/sign-in/login-transactions.ts).
 // A route opts in by naming its limit in its config (`config: { limit: 'register' }`), and one
-// hook applies it (the plugin itself is registered with global off).
+// hook, attached to that route alone (plugins/route-guards.ts), applies it (the plugin itself is
+// registered with global off).
 //
 // Over the limit the answer is the contract's 429: the limiter throws an AppError, which
 // plugins/errors.ts turns into { error: 'rate_limited', message } with Retry-After. The plugin's
@@ -25,6 +26,7 @@ import fp from 'fastify-plugin'
 import fastifyRateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../src/errors.js'
+import { guardRoute } from './route-guards.js'
 
 /** The limits a route may name: per client address, or per signed-in person. */
 export type LimitName = 'login' | 'webhooks' | 'register' | 'finish' | 'api' | 'sessions' | 'events'
@@ -99,15 +101,13 @@ export default fp(async (app) => {
     sessions: limiter('sessions', rateLimit.sessionsPerMinute, signedInPerson),
     events: limiter('events', rateLimit.eventsPerMinute, signedInPerson)
   }
-  // onRequest, after the session's own hooks: who is signed in is known, and nothing is read or
-  // parsed for a request over its limit.
-  app.addHook('onRequest', (request, reply, done) => {
-    const name = request.routeOptions.config.limit
-    if (name === undefined) {
-      done()
-      return
-    }
-    limits[name].call(app, request, reply).then(() => { done() }, done)
+  // onRequest, after the session's own hooks (global, so earlier): who is signed in is known, and
+  // nothing is read or parsed for a request over its limit.
+  app.addHook('onRoute', (route) => {
+    const name = route.config?.limit
+    if (name === undefined) return
+    const limit = limits[name]
+    guardRoute(route, 'onRequest', (request, reply, done) => { limit.call(app, request, reply).then(() => { done() }, done) })
   })
 }, { name: 'rate-limit', dependencies: ['config', 'stores', 'session'] })
 

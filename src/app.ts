@@ -45,6 +45,9 @@ export const app = fp(async (fastify: FastifyInstance, { config, clock }: AppOpt
   // First of all hooks: whether a request arrived before the close began must be decided when it
   // arrives, not after the session and other async hooks have run.
   await fastify.register(closingPlugin)
+  // Before every plugin with routes: it attaches the operators' guard to the routes that ask for
+  // it as they are registered (/metrics and /docs among the first).
+  await fastify.register(operatorsPlugin)
   await fastify.register(metricsPlugin)
   await fastify.register(docsPlugin)
   await fastify.register(securityHeadersPlugin)
@@ -56,8 +59,6 @@ export const app = fp(async (fastify: FastifyInstance, { config, clock }: AppOpt
   await fastify.register(errorsPlugin)
   await fastify.register(corsPlugin)
   await fastify.register(csrfPlugin)
-  // After the CSRF check: a write without X-CSRF is 403 whether an operators' route exists or not.
-  await fastify.register(operatorsPlugin)
   await fastify.register(grantsPlugin)
   await fastify.register(rateLimitPlugin)
   await fastify.register(relayPlugin)
