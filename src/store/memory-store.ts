@@ -78,13 +78,20 @@ export function createMemoryStore ({ maxEntries = 100_000, sweepIntervalMs = 30_
     if (closed) throw new StoreUnavailableError('memory store is closed')
   }
 
-  /** The live entry, marked most recently used; drops it when it has expired. */
+  // Only a store that evicts needs its order of use: one that refuses never picks a victim.
+  const keepsOrderOfUse = whenFull === 'evict'
+  /** The live entry, marked most recently used (when that matters); drops it when it has expired. */
   const live = (key: string): Entry | undefined => {
     const entry = entries.get(key)
     if (entry === undefined) return undefined
-    entries.delete(key)
-    if (entry.expiresAt <= now()) return undefined
-    entries.set(key, entry)
+    if (entry.expiresAt <= now()) {
+      entries.delete(key)
+      return undefined
+    }
+    if (keepsOrderOfUse) {
+      entries.delete(key)
+      entries.set(key, entry)
+    }
     return entry
   }
 
