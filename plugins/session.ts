@@ -4,7 +4,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fastifyCookie from '@fastify/cookie'
 import fastifySession from '@fastify/session'
-import { memoised } from '../src/bounded-memo.js'
+import { rememberingSigner } from './session-signer.js'
 import { personOf, signedInOf, type SignedIn } from '../src/sessions/signed-in.js'
 import { newSessionHandle } from '../src/sessions/session-index.js'
 import { describeDevice } from '../src/sessions/device.js'
@@ -79,7 +79,6 @@ declare module 'fastify' {
  * quarter of the idle timeout keeps an active session well clear of it.
  */
 const MAX_TOUCH_INTERVAL_MS = 60_000
-const VERIFIED_MEMO_ENTRIES = 4096
 
 export default fp(async (app) => {
   const { session: settings } = app.config
@@ -90,7 +89,7 @@ export default fp(async (app) => {
   const cookieDefaults = { httpOnly: true, secure: settings.secureCookie, sameSite: 'lax' as const, path: '/' }
   await app.register(fastifyCookie, { parseOptions: cookieDefaults })
   await app.register(fastifySession, {
-    secret: memoisedSigner(settings.secrets),
+    secret: rememberingSigner(new fastifyCookie.Signer(settings.secrets, 'sha256')),
     cookieName: settings.cookieName,
     saveUninitialized: false,
     // Saved when modified; the touch below keeps the store TTL rolling without a write per call.
@@ -146,21 +145,6 @@ export default fp(async (app) => {
   app.decorate('endSignIn', async (request: FastifyRequest, reply: FastifyReply, reason: SessionEndReason = 'signed_out') => { await endSignIn(app, request, reply, reason) })
   app.decorate('beginSession', async (request: FastifyRequest, signedIn: SignedInSession) => { await beginSession(app, request, signedIn) })
 }, { name: 'session', dependencies: ['config', 'stores', 'metrics', 'live-updates'] })
-
-/**
- * @fastify/cookie's signer, remembering recent signatures and verifications: both are pure
- * functions of their input (the secrets are fixed for the process), and doing each once per
- * distinct session id rather than on every request takes a visible share off each call.
- * Rotation (`renew` for a cookie signed with an older secret) is remembered with the rest.
- */
-function memoisedSigner (secrets: string[]): { sign: (value: string) => string, unsign: (input: string) => fastifyCookie.UnsignResult } {
-  const signer = new fastifyCookie.Signer(secrets, 'sha256')
-  return {
-    // @fastify/session signs the id again for every session it restores from the store.
-    sign: memoised(VERIFIED_MEMO_ENTRIES, (value) => signer.sign(value)),
-    unsign: memoised(VERIFIED_MEMO_ENTRIES, (input) => signer.unsign(input))
-  }
-}
 
 async function endSignIn (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, reason: SessionEndReason): Promise<void> {
   const { session } = request

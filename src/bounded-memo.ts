@@ -23,15 +23,3 @@ export function createBoundedMemo<V> (maxEntries: number): BoundedMemo<V> {
     get size () { return entries.size }
   }
 }
-
-/** `compute`, remembered for the last `maxEntries` distinct keys: for pure functions of a string. */
-export function memoised<V> (maxEntries: number, compute: (key: string) => V): (key: string) => V {
-  const memo = createBoundedMemo<V>(maxEntries)
-  return (key) => {
-    const remembered = memo.get(key)
-    if (remembered !== undefined) return remembered
-    const value = compute(key)
-    memo.set(key, value)
-    return value
-  }
-}

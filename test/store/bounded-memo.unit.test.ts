@@ -1,6 +1,6 @@
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
-import { createBoundedMemo, memoised } from '../../src/bounded-memo.js'
+import { createBoundedMemo } from '../../src/bounded-memo.js'
 import { createTokenCipher, parseTokenKeys } from '../../src/store/token-cipher.js'
 
 t.test('the memo never holds more than its bound and drops the oldest first', async (t) => {
@@ -19,16 +19,4 @@ t.test('a remembered opening never opens a tampered value or another record', as
   t.throws(() => cipher.decrypt(sealed, 'grant:b'), 'another record still fails')
   const tampered = sealed.slice(0, -2) + (sealed.endsWith('A') ? 'BB' : 'AA')
   t.throws(() => cipher.decrypt(tampered, 'grant:a'), 'a tampered value still fails')
-})
-
-t.test('memoised computes once per remembered key, and again once a key was forgotten', async (t) => {
-  const calls: string[] = []
-  const upper = memoised(2, (key) => { calls.push(key); return key.toUpperCase() })
-  t.equal(upper('a'), 'A')
-  t.equal(upper('a'), 'A')
-  t.same(calls, ['a'], 'remembered')
-  upper('b')
-  upper('c')
-  t.equal(upper('a'), 'A')
-  t.same(calls, ['a', 'b', 'c', 'a'], 'the oldest went when the memo was full')
 })
