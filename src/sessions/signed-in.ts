@@ -120,8 +120,17 @@ export function personOf (session: { tenant?: string | undefined, user?: { id?: 
   return session.tenant === undefined || userId === undefined ? undefined : { tenant: session.tenant, userId }
 }
 
-function strings (value: unknown): string[] | undefined {
-  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : undefined
+/**
+ * The strings of a list read from the store. A list that holds nothing else is taken as it is, not
+ * copied: records read from the store are frozen and shared (src/store/session-store.ts), and this
+ * runs on every signed-in request.
+ */
+function strings (value: unknown): readonly string[] | undefined {
+  if (!Array.isArray(value)) return undefined
+  for (const item of value as unknown[]) {
+    if (typeof item !== 'string') return value.filter((each): each is string => typeof each === 'string')
+  }
+  return value as readonly string[]
 }
 
 function userOf (value: unknown): SessionUser {
