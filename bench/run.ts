@@ -104,7 +104,7 @@ try {
   }
   if (wants('live-channels')) {
     step(`${plan.liveChannels} live channels open on one instance`)
-    results.liveChannels = await liveChannelsScenario(running(liveStack), plan.liveChannels, LIVE_HEARTBEAT_MS)
+    results.liveChannels = await liveChannelsScenario(running(liveStack), plan.liveChannels, LIVE_HEARTBEAT_MS, { nodeFlags: IDLE_MEMORY_FLAGS })
   }
   if (wants('webhooks') && redis !== undefined) {
     step(`webhooks: accepted per second, then ${plan.webhooks.samples} webhook-to-page trips across two instances and ${plan.webhooks.kills} with the instance that took the follow-up killed`)

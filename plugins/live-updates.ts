@@ -154,6 +154,11 @@ export default fp(async (app) => {
       })
       reply.raw.socket?.setNoDelay(true)
       hub.open(reply.raw, { handle, person: budgetKey, endsAt, stillLive: async () => await app.personSessions.liveUntil(sid) }, lastEventId)
+      // The answer outlives its request by hours, and Fastify keeps the request until the answer
+      // ends: let go of what the channel does not use (the session's copy, the grant's access).
+      request.session = null as unknown as typeof request.session
+      request.signedIn = undefined
+      request.access = undefined
     },
     announceFinished: async (signedIn, files) => {
       if (files.length === 0) return

@@ -25,6 +25,20 @@ serveParent({
         reply.header('cache-control', 'no-store')
         return body
       })
+      // The floor for a live channel: a hijacked answer with the head media-bff sends (its
+      // headers, as a real channel answered them) and its first event, kept open. Its head is
+      // kept flat, as media-bff keeps its own (src/events/stream-hub.ts): the least any server
+      // holds for it.
+      const eventHead = message.eventHead as Record<string, string> | undefined
+      if (eventHead !== undefined) {
+        bare.get('/events', (_request, reply) => {
+          reply.hijack()
+          reply.raw.writeHead(200, eventHead)
+          reply.raw.write(String(message.firstEvent))
+          const head = (reply.raw as { _header?: unknown })._header
+          if (typeof head === 'string') /^/.test(head)
+        })
+      }
       app = bare
     } else {
       const { buildApp } = await builtModule<AppModule>('src/app.js')

@@ -103,9 +103,9 @@ export async function startBffProcess (env: Record<string, string>, port?: numbe
   return { child, url }
 }
 
-export async function startBareProcess (body: unknown): Promise<ServerProcess> {
-  const child = startChild('./bff-child.ts')
-  const { url } = await child.call<{ url: string }>('start', { mode: 'bare', body, port: await freePort() })
+export async function startBareProcess (body: unknown, live: { eventHead: Record<string, string>, firstEvent: string } | undefined = undefined, flags: ServerFlags = {}): Promise<ServerProcess> {
+  const child = startChild('./bff-child.ts', flags.nodeFlags)
+  const { url } = await child.call<{ url: string }>('start', { mode: 'bare', body, ...live, port: await freePort() })
   return { child, url }
 }
 

@@ -63,5 +63,14 @@ export const HOP_TARGETS = {
   cpuPerRequestRatio: 2
 } as const
 
+/** GET /auth/session signed in, media-bff's requests/s over a bare Fastify route's (same JSON): at least. */
+export const SESSION_TARGETS = { memoryShare: 0.6, redisShare: 0.5 } as const
+
+/**
+ * Heap an open live channel holds, at most. Held to media-bff's own share (over a bare Fastify
+ * server holding the same channel, measured beside it) and, for information, to the whole.
+ */
+export const LIVE_CHANNEL_TARGETS = { ownHeapBytes: 3072 } as const
+
 /** The former reference, kept for information: the emulator called directly. */
 export const FLOOR_TARGETS = { registerShare: 0.85, registerAddedP50Ms: 1 } as const

@@ -9,6 +9,7 @@
 // carries an id too, so even a page that has heard nothing yet has a point to resume from.
 import type { ServerResponse } from 'node:http'
 import { newMessageId, type LiveMessage } from './live-message.js'
+import { flattened } from '../flat-string.js'
 
 export interface StreamOwner {
   /** The session's handle. */
@@ -138,6 +139,7 @@ export function createStreamHub (options: StreamHubOptions) {
       // How long to wait before reconnecting, and how often to expect a sign of life: a page
       // that hears nothing for several heartbeats knows its connection died without a word.
       write(stream, `retry: ${options.retryMs}\n${format({ id: newMessageId(), event: 'ready', data: { heartbeat_ms: options.heartbeatMs } })}`)
+      keepHeadFlat(res)
       if (lastEventId !== undefined) replay(stream, lastEventId)
       return true
     },
@@ -199,6 +201,16 @@ export function createStreamHub (options: StreamHubOptions) {
 }
 
 export type StreamHub = ReturnType<typeof createStreamHub>
+
+/**
+ * Node keeps a response's head (`_header`) for as long as the response lives, as it was built: a
+ * string of some seventy parts with media-bff's headers, 1.8 KB of a channel held open for hours.
+ * Flat, it takes about a quarter of that.
+ */
+function keepHeadFlat (res: ServerResponse): void {
+  const head = (res as { _header?: unknown })._header
+  if (typeof head === 'string') flattened(head)
+}
 
 function without (index: Map<string, Stream[]>, key: string, stream: Stream): void {
   const list = (index.get(key) ?? []).filter((other) => other !== stream)

@@ -12,6 +12,7 @@
 // the two orders mostly agree anyway.
 import { StoreFullError, StoreUnavailableError, type KeyValueStore } from './key-value-store.js'
 import { wholeTtlMs } from './ttl.js'
+import { flattened } from '../flat-string.js'
 
 export interface MemoryStoreOptions {
   /** Upper bound on live entries. */
@@ -38,16 +39,6 @@ interface Entry {
 // When the store is full, sweeping every entry on each insert would make inserts O(n); at most
 // one such sweep per this interval, plain LRU eviction in between.
 const pressureSweepEveryMs = 1000
-
-// Sealed values are built by concatenation, which V8 keeps as a tree of the parts (a "cons
-// string"), about 100 bytes more per sealed session than one flat string. Matching a regular
-// expression makes V8 flatten its subject, after which the parts are garbage. Memory only: the
-// value is the same string either way.
-const flattenProbe = /^/
-function flattened (value: string): string {
-  flattenProbe.test(value)
-  return value
-}
 
 /** A map's fields as the memory store keeps them: one JSON object, without a prototype. */
 function mapOf (entry: Entry | undefined): Record<string, string> {
@@ -114,6 +105,7 @@ export function createMemoryStore ({ maxEntries = 100_000, sweepIntervalMs = 30_
     const expiresAt = now() + wholeTtlMs(ttlMs)
     // Re-inserting moves the key to the most recently used end.
     if (!entries.delete(key)) makeRoomForOneMore()
+    // Sealed values are built by concatenation: flat, each is about 100 bytes smaller.
     entries.set(key, { value: flattened(value), expiresAt })
   }
 
