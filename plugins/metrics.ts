@@ -74,7 +74,10 @@ export default fp(async (app) => {
   const delivered = new Counter({ name: 'media_bff_events_delivered_total', help: 'Live events written to a channel', registers: [registry] })
   const dropped = new Counter({ name: 'media_bff_event_streams_dropped_total', help: 'Live channels closed by media-bff, by reason (slow_reader, session_limit, session_ended, instance_full)', labelNames: ['reason'], registers: [registry] })
   const takeovers = new Counter({ name: 'media_bff_webhook_follow_up_takeovers_total', help: 'Webhook follow-ups another instance took and never finished (it stopped or crashed), taken over by this one', registers: [registry] })
-  const upstream = new Histogram({ name: 'media_bff_upstream_request_duration_seconds', help: 'Calls to the media service, by endpoint and status (0: no answer)', labelNames: ['endpoint', 'status'], buckets: LATENCY_BUCKETS, registers: [registry] })
+  // On every relayed and upstream call, as request latency is on every request (below).
+  const upstream = createDurationHistogram<'endpoint' | 'status'>({ name: 'media_bff_upstream_request_duration_seconds', help: 'Calls to the media service, by endpoint and status (0: no answer)', buckets: LATENCY_BUCKETS })
+  registry.registerMetric(upstream.metric as unknown as Metric)
+  const upstreamSeries = new Map<string, DurationSeries>()
 
   app.decorate('metrics', {
     login: (outcome) => logins.inc({ outcome }),
@@ -83,7 +86,15 @@ export default fp(async (app) => {
     lockWait: (seconds) => lockWaits.observe(seconds),
     registration: (outcome) => registrations.inc({ outcome }),
     finish: (outcome) => finishes.inc({ outcome }),
-    upstreamCall: (endpoint, status, seconds) => upstream.observe({ endpoint, status: String(status) }, seconds),
+    upstreamCall: (endpoint, status, seconds) => {
+      const key = `${endpoint} ${status}`
+      let series = upstreamSeries.get(key)
+      if (series === undefined) {
+        series = upstream.series({ endpoint, status: String(status) })
+        upstreamSeries.set(key, series)
+      }
+      series.observe(seconds)
+    },
     relayed: (operation, status) => relayed.inc({ operation, outcome: relayOutcome(status) }),
     sessionsEnded: (reason, count) => { if (count > 0) sessionsEnded.inc({ reason }, count) },
     relayCutOff: (operation, reason) => cutOffs.inc({ operation, reason }),
