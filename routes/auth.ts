@@ -12,6 +12,7 @@ import { LoginTooLargeError } from '../src/sign-in/login-transactions.js'
 import { sessionAfterSignIn } from '../src/sign-in/session-after-sign-in.js'
 import { authErrorPage } from '../src/pages/auth-error-page.js'
 import { StoreUnavailableError } from '../src/store/key-value-store.js'
+import type { Grant } from '../src/grants/grant-store.js'
 import { ErrorBody } from './schemas.js'
 import { ROUTE_SCOPES } from './route-scopes.js'
 
@@ -183,8 +184,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       return { authenticated: false, login_url: LOGIN_URL }
     }
     const { grant } = stored
+    const reauthRequired = grant.refreshToken === undefined && grant.expiresAt <= Date.now()
+    const key = `${signedIn.handle} ${signedIn.idleEndsAt} ${signedIn.absoluteEndsAt} ${String(reauthRequired)}`
+    const known = answers.get(grant)
+    if (known?.key === key) return known.answer
     const { user } = signedIn
-    return {
+    const answer = {
       authenticated: true,
       user: { id: user.id ?? null, name: user.name ?? null, email: user.email ?? null },
       tenant: grant.tenant,
@@ -192,9 +197,15 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       expires_at: new Date(signedIn.endsAt).toISOString(),
       idle_expires_at: new Date(signedIn.idleEndsAt).toISOString(),
       absolute_expires_at: new Date(signedIn.absoluteEndsAt).toISOString(),
-      reauth_required: grant.refreshToken === undefined && grant.expiresAt <= Date.now()
+      reauth_required: reauthRequired
     }
+    answers.set(grant, { key, answer })
+    return answer
   }
+  // Tabs ask for the session whenever they are looked at again, and the answer seldom changes: it
+  // is built once per grant record (a refresh or a new sign-in makes another) and kept while the
+  // session's deadlines and its token's state stay as they were.
+  const answers = new WeakMap<Grant, { key: string, answer: Static<typeof SessionState> }>()
 
   app.get('/auth/session', {
     schema: { tags: ['auth'], summary: 'Who is signed in, with which scopes, until when; reading it does not count as activity', response: { 200: SessionState, 503: ErrorBody } },
