@@ -8,7 +8,8 @@ import type { MediaFileView } from '../media/read-media-file.js'
 import type { Person } from '../sessions/session-index.js'
 import type { SignedIn } from '../sessions/signed-in.js'
 import type { UploadedFiles } from '../uploads/uploaded-files.js'
-import { MAX_FILES_PER_MESSAGE, newMessageId, type LiveMessage } from './live-message.js'
+import { newMessageId, type LiveMessage } from './live-message.js'
+import { MAX_FILES_PER_MESSAGE } from './live-events.js'
 
 /** Files remembered per finish, for their webhooks; the rest get no live updates. */
 const MAX_REMEMBERED_FILES = 1_000

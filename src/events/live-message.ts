@@ -1,20 +1,10 @@
 // What travels between instances for the live channel (GET /events): an event for some sessions,
 // by their handles (src/sessions/session-index.ts). Read back from the bus as untrusted JSON.
-// The kinds of event, and what the data of each must look like, are LIVE_EVENTS below: a new
-// kind is an entry there and the code that raises it (the hub writes any kind as it is; `file`
-// and `session` alone have more to them, src/events/stream-hub.ts).
+// The kinds of event, and what the data of each must look like, are LIVE_EVENTS
+// (live-events.ts).
 import { randomBytes } from 'node:crypto'
 import { jsonRecord } from '../media/json-record.js'
-
-/** Each kind of live event, and whether a message's data is one of it. */
-const LIVE_EVENTS = {
-  /** `{ event, files }`: files of one finish or one webhook, as the service describes them now. */
-  file: (data: Record<string, unknown>) => typeof data.event === 'string' && Array.isArray(data.files) && data.files.length <= MAX_FILES_PER_MESSAGE && data.files.every((file) => jsonRecord(file) !== undefined),
-  /** `{ ended: true, reason }`: the session ended; its channels close. */
-  session: (data: Record<string, unknown>) => data.ended === true && typeof data.reason === 'string'
-} satisfies Record<string, (data: Record<string, unknown>) => boolean>
-
-export type LiveEventName = keyof typeof LIVE_EVENTS
+import { LIVE_EVENTS, type LiveEventName } from './live-events.js'
 
 /** Why a session ended, as its open pages are told: signed out, timed out, ended from elsewhere, replaced by a new sign-in in the same browser. */
 export type SessionEndReason = 'signed_out' | 'expired' | 'ended' | 'replaced'
@@ -31,9 +21,6 @@ export interface LiveMessage {
    */
   data: Record<string, unknown>
 }
-
-/** Files one message carries at most: a larger finish is for the page's own listing to show. */
-export const MAX_FILES_PER_MESSAGE = 100
 
 /** A time-ordered id: milliseconds, a counter within them, and randomness against other instances. */
 let lastMs = 0

@@ -37,6 +37,8 @@ export interface BuildOptions {
   emulator?: EmulatorOptions
   /** media-bff's clock (session lifetimes, store TTLs, live channels): a test moves it on instead of sleeping. */
   clock?: () => number
+  /** buildApp from another import of src/app.ts (t.mockImport, for a test that changes one of its modules). */
+  buildApp?: typeof buildApp
 }
 
 export async function build (t: Test, options: BuildOptions = {}): Promise<Built> {
@@ -44,7 +46,7 @@ export async function build (t: Test, options: BuildOptions = {}): Promise<Built
   t.teardown(emulator.stop)
   // Nobody connects to this address: requests are injected.
   const config = loadConfig(bffEnv(emulator, ORIGIN, { LOG_LEVEL: 'silent', ...options.env }))
-  const app = await buildApp(config, false, options.clock)
+  const app = await (options.buildApp ?? buildApp)(config, false, options.clock)
   t.teardown(async () => { await app.close() })
   await app.ready()
   const signer = new fastifyCookie.Signer(config.session.secrets, 'sha256')

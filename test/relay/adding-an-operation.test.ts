@@ -1,0 +1,49 @@
+// What adding a relayed operation takes: one row in src/relay/operations.ts. Here the table is
+// given one more row (tap's mockImport: the rest of media-bff as it is), and the operation is
+// then served at /api/<path> with everything the other operations have: its scope checked, its
+// id and query validated, the user's token attached, the service's answer relayed, and its place
+// in the API description. (The emulator has no such operation: the service's 404 comes back, with
+// the operation's name, which is enough to see the call made.)
+import t from 'tap'
+import { RELAY_OPERATIONS, type RelayOperation } from '../../src/relay/operations.js'
+import { build } from '../helpers/build.js'
+
+const playlist: RelayOperation = {
+  name: 'playlist',
+  method: 'GET',
+  path: 'playlists/:playlist_id',
+  scope: 'share',
+  summary: 'A playlist',
+  query: { shuffled: { kind: 'flag', description: 'In shuffled order' } },
+  body: {}
+}
+
+t.test('one row in the table: a new operation with its scope, validation, token and docs', async (t) => {
+  const { buildApp } = await t.mockImport<typeof import('../../src/app.js')>('../../src/app.js', {
+    '../../src/relay/operations.ts': { ...await import('../../src/relay/operations.js'), RELAY_OPERATIONS: [...RELAY_OPERATIONS, playlist] }
+  })
+  const stack = await build(t, { buildApp, env: { OAUTH_SCOPES: 'basic user.info upload share' } })
+  const alice = await stack.signedIn('alice', ['basic', 'user.info', 'upload', 'share'])
+
+  stack.emulator.clearReceivedRequests()
+  const answer = await alice.get('/api/playlists/12?shuffled=true')
+  t.match(answer.json(), { error: 'not_found', upstream: { endpoint: 'playlist', status: 404 } }, 'relayed: the service\'s 404, named by its operation')
+  const sent = stack.emulator.receivedRequests().find((request) => request.path.startsWith('/api/playlists/'))
+  t.equal(sent?.path, '/api/playlists/12?shuffled=1', 'the call reached the service as the row allows (the flag as the service reads flags)')
+  t.match(sent?.headers.authorization, /^Bearer /, 'with the user\'s token')
+
+  stack.emulator.clearReceivedRequests()
+  const notAnId = await alice.get('/api/playlists/twelve')
+  t.equal(notAnId.status, 404)
+  t.notOk(Object.hasOwn(notAnId.json(), 'upstream'), 'an id that is not one: no such path here, and the service is never asked')
+  t.same(stack.emulator.receivedRequests(), [])
+  t.match((await alice.get('/api/playlists/12?order=random')).json(), { error: 'invalid_request' }, 'and the query: only what the row allows')
+
+  const withoutShare = await stack.signedIn('alice', ['basic', 'user.info', 'upload'])
+  const refused = await withoutShare.get('/api/playlists/12')
+  t.equal(refused.status, 403)
+  t.match(refused.json(), { error: 'insufficient_scope' }, 'its scope is required')
+
+  const docs = await stack.inject({ method: 'GET', url: '/docs' })
+  t.ok(Object.hasOwn(docs.json().paths, '/api/playlists/{playlist_id}'), 'in the API description')
+})
