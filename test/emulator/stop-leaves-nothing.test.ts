@@ -5,11 +5,12 @@ import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
+import { nodeArgsFor } from '../helpers/loaded-as.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
 t.test('a stopped emulator with a file processing and a retry waiting lets its process end', async (t) => {
-  const child = spawn(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'test', 'emulator', 'stopped-emulator-child.ts')], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, nodeArgsFor(join(root, 'test', 'emulator', 'stopped-emulator-child')), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString('utf8') })
   child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString('utf8') })

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { request, type Dispatcher } from 'undici'
 import { stopChild, waitForOutput } from '../helpers/child-process.js'
+import { nodeArgsFor } from '../helpers/loaded-as.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const totalBytes = 100 * 1024 * 1024
@@ -34,7 +35,7 @@ async function * multipartBody (hash: ReturnType<typeof createHash>, size = tota
 }
 
 async function measureUpload (t: Test, nodeOptions: string): Promise<{ growthMb: number, seconds: number }> {
-  const child = spawn(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'test', 'helpers', 'emulator-child.ts')], {
+  const child = spawn(process.execPath, nodeArgsFor(join(root, 'test', 'helpers', 'emulator-child')), {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NODE_OPTIONS: nodeOptions }

@@ -15,6 +15,7 @@ import { createStreamHub } from '../../src/events/stream-hub.js'
 import { newMessageId, type LiveMessage } from '../../src/events/live-message.js'
 import { sseReader, type ServerSentEvent } from '../../public/client/sse.js'
 import { startRedis } from '../helpers/redis.js'
+import { loadedExtension } from '../helpers/loaded-as.js'
 
 const redis = await startRedis()
 t.teardown(() => redis.destroy())
@@ -81,8 +82,8 @@ async function heard (events: ServerSentEvent[], event: string, ms: number): Pro
 
 t.test('with its entry, a new kind travels from one instance to the page on another', async (t) => {
   const channel = `live-${newMessageId()}`
-  const { createRedisEventBus: busWithNotice } = await t.mockImport<typeof import('../../src/events/event-bus.js')>('../../src/events/event-bus.ts', {
-    '../../src/events/live-events.ts': { ...await import('../../src/events/live-events.js'), LIVE_EVENTS: { ...LIVE_EVENTS, notice } }
+  const { createRedisEventBus: busWithNotice } = await t.mockImport<typeof import('../../src/events/event-bus.js')>(`../../src/events/event-bus${loadedExtension}`, {
+    [`../../src/events/live-events${loadedExtension}`]: { ...await import('../../src/events/live-events.js'), LIVE_EVENTS: { ...LIVE_EVENTS, notice } }
   })
   const page = await instanceWithOpenPage(t, busWithNotice(client(t), channel))
   const raising = busWithNotice(client(t), channel)

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { Browser } from '../helpers/http-client.js'
+import { nodeArgsFor } from '../helpers/loaded-as.js'
 import { freePort } from '../helpers/ports.js'
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
@@ -39,7 +40,7 @@ export async function startReplica (options: { name: string, env: Env, port?: nu
   const port = options.port ?? await freePort()
   const inherited: Env = {}
   for (const name of INHERITED) if (process.env[name] !== undefined) inherited[name] = process.env[name]
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, nodeArgsFor('src/server'), {
     cwd: repoRoot,
     env: { ...inherited, ...options.env, HOST: '127.0.0.1', PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe']

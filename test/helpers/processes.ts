@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { get } from 'node:http'
 import { fileURLToPath } from 'node:url'
+import { nodeArgsFor } from './loaded-as.js'
 import { freePort } from './ports.js'
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
@@ -94,7 +95,7 @@ export async function startBffProcess (options: BffProcessOptions): Promise<BffP
 
   const launch = async (): Promise<void> => {
     run += 1
-    const started = spawn(process.execPath, options.args ?? ['--import', 'tsx', 'src/server.ts'], {
+    const started = spawn(process.execPath, options.args ?? nodeArgsFor('src/server'), {
       cwd: options.cwd ?? repoRoot,
       env: { ...baseEnv(), ...env },
       stdio: ['ignore', 'pipe', 'pipe']

@@ -7,6 +7,7 @@
 import t from 'tap'
 import { RELAY_OPERATIONS, type RelayOperation } from '../../src/relay/operations.js'
 import { build } from '../helpers/build.js'
+import { loadedExtension } from '../helpers/loaded-as.js'
 
 const playlist: RelayOperation = {
   name: 'playlist',
@@ -20,7 +21,7 @@ const playlist: RelayOperation = {
 
 t.test('one row in the table: a new operation with its scope, validation, token and docs', async (t) => {
   const { buildApp } = await t.mockImport<typeof import('../../src/app.js')>('../../src/app.js', {
-    '../../src/relay/operations.ts': { ...await import('../../src/relay/operations.js'), RELAY_OPERATIONS: [...RELAY_OPERATIONS, playlist] }
+    [`../../src/relay/operations${loadedExtension}`]: { ...await import('../../src/relay/operations.js'), RELAY_OPERATIONS: [...RELAY_OPERATIONS, playlist] }
   })
   const stack = await build(t, { buildApp, env: { OAUTH_SCOPES: 'basic user.info upload share' } })
   const alice = await stack.signedIn('alice', ['basic', 'user.info', 'upload', 'share'])
