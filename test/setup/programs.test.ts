@@ -69,7 +69,8 @@ t.test('npm test sets up, builds, lints and type-checks; CI runs only npm ci and
   const pkg = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
   t.equal(pkg.scripts.pretest, 'tsx test/setup/programs.ts && tsx test/setup/checks.ts && tap build && tsx test/setup/compiled-tree.ts')
   t.same(/const SCRIPTS = \[(.*)\]/.exec(await readFile(join(repoRoot, 'test/setup/checks.ts'), 'utf8'))?.[1], "'build', 'lint', 'typecheck'", 'checks.ts runs the build, the linter and the type check')
-  t.equal(pkg.scripts.test, 'cd .test-build && tap', 'tap runs in the compiled tree that compiled-tree.ts writes')
+  t.equal(pkg.scripts.test, 'cd .test-build && tap --disable-coverage', 'tap runs in the compiled tree that compiled-tree.ts writes')
+  t.equal(pkg.scripts['test:coverage'], 'npm run pretest && cd .test-build && tap', 'the same with the coverage report')
   t.match(pkg.scripts.build, /\bnpm run build:demo\b/, 'the build includes the demo bundle')
   const commands = (await readFile(join(repoRoot, '.ci/run'), 'utf8')).split('\n').map((line) => line.trim())
     .filter((line) => line !== '' && !line.startsWith('#') && !line.startsWith('set ') && !line.startsWith('cd '))
