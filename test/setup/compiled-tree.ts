@@ -1,19 +1,18 @@
 // npm test's last step before tap (package.json's pretest): the repository copied to .test-build/
 // with every TypeScript file compiled to JavaScript beside it, where `npm test` then runs tap.
 //
-// Why: on Node 20 a module loader (tsx, or any `--import` that registers hooks) runs off the main
-// thread, and every module, node_modules included, is resolved and loaded through it: importing
-// the app takes 0.7 s of CPU from dist/ and 1.4 s with a loader that does nothing. tap's own
-// hooks stay, but without tsx's each of the suite's 140 test processes (and media-bff's own that
-// tests start) spends about 0.6 s less: measured on 27 route test files, 111 s of CPU instead of
-// 128 s, 57 s of wall time instead of 66 s. The type check stays `npm run typecheck`; esbuild
-// here only strips types (about a second).
+// Why: on Node 20 module hooks (tsx's, and tap's own, which stay) run off the main thread, and
+// every ES module a process imports is resolved and loaded through them: importing the app takes
+// 0.7 s of CPU from dist/ and 1.4 s with a loader that does nothing. Measured on 27 route test
+// files (three at a time): through tsx 128 s of CPU and 66 s of wall time; compiled, 111 s and
+// 57 s; with typebox bundled too (below), 88 s and 46 s. The type check stays
+// `npm run typecheck`; esbuild here only strips types (about a second).
 //
 // The copy keeps every relative path a test uses (docker/, public/, the README, the .ts sources
 // beside their .js), and links node_modules/, dist/ and test-artifacts/ to the repository's own.
 // `npx tap test/some.test.ts` still runs a file from the sources, through tsx.
 import { cp, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
-import { join, relative } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 
@@ -42,8 +41,24 @@ for (const entry of await readdir(root)) {
 await mkdir(join(root, 'test-artifacts'), { recursive: true })
 for (const entry of LINKED) await symlink(join('..', entry), join(treeDir, entry), 'dir')
 
-const sources = (await Promise.all(COMPILED_DIRS.map(async (dir) => await typeScriptFiles(join(treeDir, dir))))).flat()
+// The routes take TypeBox's `Type` from @fastify/type-provider-typebox, which re-exports the
+// typebox package: ESM in about 320 files, each loaded through tap's module hooks in every test
+// process that loads the routes, about a second of CPU each time. The tree imports the same
+// version bundled into one file instead (the built server in dist/ keeps the package's own).
+const TYPEBOX_PROVIDER = '@fastify/type-provider-typebox'
+const typeboxBundle = join(treeDir, 'test-vendor', 'typebox.js')
 await build({
+  stdin: { contents: "export * from 'typebox'", resolveDir: join(root, 'node_modules', TYPEBOX_PROVIDER), sourcefile: 'typebox-bundle.js' },
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  outfile: typeboxBundle,
+  logLevel: 'warning'
+})
+
+const sources = (await Promise.all(COMPILED_DIRS.map(async (dir) => await typeScriptFiles(join(treeDir, dir))))).flat()
+const compiled = await build({
   entryPoints: sources,
   outdir: treeDir,
   outbase: treeDir,
@@ -53,8 +68,21 @@ await build({
   // Linked maps: tap's coverage and a failing test's stack point at the .ts lines.
   sourcemap: 'linked',
   sourcesContent: false,
-  logLevel: 'warning'
+  logLevel: 'warning',
+  write: false
 })
+const providerImport = new RegExp(`^(import [^;]* from )"${TYPEBOX_PROVIDER}";$`, 'gm')
+const dynamicImport = `import("${TYPEBOX_PROVIDER}")`
+await Promise.all(compiled.outputFiles.map(async (output) => {
+  let text = output.text
+  if (output.path.endsWith('.js')) {
+    const bundle = relative(dirname(output.path), typeboxBundle)
+    const specifier = bundle.startsWith('.') ? bundle : `./${bundle}`
+    text = text.replace(providerImport, (_, head: string) => `${head}"${specifier}";`)
+    if (text.includes(dynamicImport)) throw new Error(`${output.path}: ${dynamicImport} is not redirected to the bundle`)
+  }
+  await writeFile(output.path, text)
+}))
 
 // tap in the tree runs the compiled test files, without a loader.
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { tap: Record<string, unknown> }
