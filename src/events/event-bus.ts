@@ -38,7 +38,11 @@ export function createMemoryEventBus (): EventBus {
  */
 export function createRedisEventBus (client: Redis | Cluster, channel: string): EventBus {
   const listeners = listenerSet()
-  const subscriber = client.duplicate()
+  // A single server's connection subscribes on every 'ready' below, its refusal handled. ioredis
+  // would also resubscribe by itself on reconnecting, and leave that call's refusal unhandled (a
+  // connection dropping again at that moment then ended the process: seen in a test stopping its
+  // Redis). A Cluster's nodes resubscribe as the Cluster client arranges.
+  const subscriber = client.isCluster ? client.duplicate() : (client as Redis).duplicate({ autoResubscribe: false })
   subscriber.on('error', () => {})
   subscriber.on('ready', () => { subscriber.subscribe(channel).catch(() => {}) })
   subscriber.on('message', (from: string, text: string) => {
