@@ -40,6 +40,12 @@ export function readTenants (read: EnvReader): Map<string, Tenant> {
     if (tenants.has(name)) read.problem(variable, `tenant "${name}" is listed twice`)
     const baseUrl = read.url(variable, value ?? '')
     if (baseUrl === undefined) continue
+    // The channel's URL is what the service's address bar shows; its API is below it, at /api.
+    // Given the API's own URL, every call would go to /api/api.
+    if (new URL(baseUrl).pathname.endsWith('/api')) {
+      read.problem(variable, `tenant "${name}": ${baseUrl} ends in /api; give the channel's URL without it (media-bff adds /api)`)
+      continue
+    }
     const fill = (template: string | undefined, fallback: string): string => template === undefined ? fallback : template.replaceAll('{base_url}', baseUrl)
     tenants.set(name, {
       name,

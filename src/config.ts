@@ -94,8 +94,12 @@ export class ConfigError extends Error {
 
 const MIN_SECRET_LENGTH = 32
 
+/** Variables that hold secrets: each must be the secret itself, not the command that makes one. */
+const SECRET_VARIABLES = ['SESSION_SECRETS', 'TOKEN_KEYS', 'OAUTH_CLIENT_SECRET', 'METRICS_TOKEN', 'OPERATOR_TOKEN', 'WEBHOOK_KEYS']
+
 export function loadConfig (env: Env = process.env): Config {
   const read = new EnvReader(env)
+  read.refuseUnexpanded(SECRET_VARIABLES)
 
   const publicUrlSetting = read.url('PUBLIC_URL', read.required('PUBLIC_URL', 'the address browsers use, e.g. https://media.example.org'))
   const publicUrl = publicUrlSetting ?? 'http://invalid'
@@ -323,7 +327,11 @@ function readWebhookKeys (read: EnvReader, tenants: Map<string, Tenant>, default
   for (const entry of read.list('WEBHOOK_KEYS')) {
     const colon = entry.indexOf(':')
     const [tenant, key] = colon < 0 ? [defaultTenant, entry] : [entry.slice(0, colon), entry.slice(colon + 1)]
-    if (!tenants.has(tenant)) read.problem('WEBHOOK_KEYS', `names no tenant of the configuration ("${tenant}")`)
+    // `north=key`, as MEDIA_TENANTS writes its pairs, would otherwise be one key of the default
+    // tenant, and every webhook of north refused.
+    const equals = entry.indexOf('=')
+    if (colon < 0 && equals > 0 && tenants.has(entry.slice(0, equals))) read.problem('WEBHOOK_KEYS', `"${entry.slice(0, equals)}=..." names a tenant with "="; write ${entry.slice(0, equals)}:key`)
+    else if (!tenants.has(tenant)) read.problem('WEBHOOK_KEYS', `names no tenant of the configuration ("${tenant}")`)
     else if (key.length < MIN_WEBHOOK_KEY_LENGTH) read.problem('WEBHOOK_KEYS', `a key of ${tenant} is shorter than ${MIN_WEBHOOK_KEY_LENGTH} characters`)
     else keys.set(tenant, [...(keys.get(tenant) ?? []), key])
   }

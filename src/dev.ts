@@ -10,10 +10,11 @@ import { startEmulator } from './emulator/index.js'
 import { ConfigError, loadConfig } from './config.js'
 import { EnvReader } from './env-reader.js'
 import { buildApp } from './app.js'
-import { withEnvFile } from './env-file.js'
+import { withEnvFile, withoutBlanks } from './env-file.js'
 
 const fromFile = withEnvFile(process.env)
-const { env } = fromFile
+// A variable set blank (NAME=) is unset here too, so the demo's defaults below stand.
+const env = withoutBlanks(fromFile.env)
 
 // PORT, PUBLIC_URL and EMULATOR_* are read before anything starts, with one reader, so a bad
 // value is reported by name (exit 78, as loadConfig's problems are) and never becomes NaN.

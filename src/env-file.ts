@@ -19,6 +19,15 @@ export interface EnvWithFile {
   taken: string[]
 }
 
+/**
+ * The variables without those set blank: every reader takes a blank value as unset
+ * (EnvReader.raw), and a blank one left in would replace a default given beside it, as `npm
+ * start` gives the demo's secrets and the emulator's client.
+ */
+export function withoutBlanks (env: Env): Env {
+  return Object.fromEntries(Object.entries(env).filter(([, value]) => value === undefined || value.trim() !== ''))
+}
+
 export function withEnvFile (env: Env, defaultFile = '.env'): EnvWithFile {
   const named = env.ENV_FILE?.trim()
   const file = named !== undefined && named !== '' ? named : env.NODE_ENV === 'production' ? undefined : defaultFile

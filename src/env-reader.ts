@@ -79,6 +79,20 @@ export class EnvReader {
     return ms
   }
 
+  /**
+   * A value that still holds a shell command, `$(...)`, `${...}` or backquotes: pasted into a
+   * `.env` (which is not a shell) or an orchestrator's variables, the command is never run and
+   * the literal text, the same for everyone who copied it, becomes the secret.
+   */
+  refuseUnexpanded (names: readonly string[]): void {
+    for (const name of names) {
+      const value = this.raw(name)
+      if (value !== undefined && /\$\(|\$\{|`/.test(value)) {
+        this.problem(name, 'holds a shell command that was never run ($(...), $' + '{...} or backquotes): a .env file is not a shell; run the command and paste what it prints')
+      }
+    }
+  }
+
   /** An absolute http(s) URL without query or fragment, returned without a trailing slash. */
   url (name: string, value: string | undefined): string | undefined {
     if (value === undefined) return undefined

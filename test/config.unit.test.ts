@@ -84,7 +84,10 @@ const cases: Array<[string, Record<string, string>]> = [
   ['DEMO_SITE', { DEMO_SITE: 'maybe' }],
   ['METRICS_TOKEN', { METRICS_TOKEN: 'too-short' }],
   ['METRICS_TOKEN', { METRICS_TOKEN: `${'a'.repeat(32)} ${'b'.repeat(8)}` }],
-  ['MEDIA_BASE_URL', { MEDIA_BASE_URL: 'http://tenant.example', NODE_ENV: 'production' }]
+  ['MEDIA_BASE_URL', { MEDIA_BASE_URL: 'http://tenant.example', NODE_ENV: 'production' }],
+  ['MEDIA_BASE_URL', { MEDIA_BASE_URL: 'https://tenant.media.example/api' }],
+  ['MEDIA_TENANTS', { MEDIA_BASE_URL: '', MEDIA_TENANTS: 'north=https://north.example/channel/api/' }],
+  ['WEBHOOK_KEYS', { MEDIA_BASE_URL: '', MEDIA_TENANTS: 'north=https://north.example', WEBHOOK_KEYS: `north=${'k'.repeat(20)}` }]
 ]
 
 for (const [variable, change] of cases) {
@@ -93,6 +96,36 @@ for (const [variable, change] of cases) {
     t.ok(problems.some((problem) => problem.startsWith(`${variable}:`)), problems.join('; '))
   })
 }
+
+t.test('a secret that is still the shell command making it is refused, in any environment', async (t) => {
+  // The deployment guide's commands, pasted into a .env (which is not a shell) as they are.
+  const pasted = {
+    SESSION_SECRETS: '$(node -e "console.log(require(\'crypto\').randomBytes(32).toString(\'base64url\'))")',
+    OAUTH_CLIENT_SECRET: '$' + '{CLIENT_SECRET_FROM_VAULT}',
+    METRICS_TOKEN: '`openssl rand -hex 32`'
+  }
+  for (const [variable, value] of Object.entries(pasted)) {
+    for (const nodeEnv of ['production', 'development']) {
+      const problems = problemsOf({ ...valid, NODE_ENV: nodeEnv, [variable]: value })
+      t.ok(problems.some((problem) => problem.startsWith(`${variable}: holds a shell command that was never run`)), `${variable} (${nodeEnv}): ${problems.join('; ')}`)
+      t.notOk(problems.join('\n').includes(value), 'the value itself is not echoed')
+    }
+  }
+  t.same(problemsOf({ ...valid, SESSION_SECRETS: 'kR9$x-1Qa'.repeat(4) }), [], 'a dollar sign alone is a character like any other')
+})
+
+t.test('a webhook key written tenant=key is refused; tenant:key is read', async (t) => {
+  const tenants = { MEDIA_BASE_URL: '', MEDIA_TENANTS: 'north=https://north.example,south=https://south.example' }
+  const key = 'k'.repeat(20)
+  t.match(problemsOf({ ...valid, ...tenants, WEBHOOK_KEYS: `north=${key}` }), [/^WEBHOOK_KEYS: "north=\.\.\." names a tenant with "="; write north:key$/])
+  t.same(loadConfig({ ...valid, ...tenants, WEBHOOK_KEYS: `north:${key},south:${key}=` }).webhooks.keys.get('south'), [`${key}=`], 'a key may end in base64 padding')
+  t.same(loadConfig({ ...valid, MEDIA_BASE_URL: 'https://tenant.media.example', WEBHOOK_KEYS: `abc=${key}` }).webhooks.keys.get('default'), [`abc=${key}`], 'with no tenant of that name, = is part of the key')
+})
+
+t.test('a channel URL given with its /api is refused, naming the fix', async (t) => {
+  t.match(problemsOf({ ...valid, MEDIA_BASE_URL: 'https://tenant.media.example/api/' }), [/^MEDIA_BASE_URL: tenant "default": https:\/\/tenant\.media\.example\/api ends in \/api; give the channel's URL without it/])
+  t.equal(loadConfig({ ...valid, MEDIA_BASE_URL: 'https://tenant.media.example/apis' }).tenants.get('default')?.apiUrl, 'https://tenant.media.example/apis/api', 'a path that only starts with api is a channel path like any other')
+})
 
 t.test('every problem is reported at once, and no secret is echoed', async (t) => {
   const key = Buffer.alloc(16, 9).toString('base64')

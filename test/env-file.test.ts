@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
-import { withEnvFile } from '../src/env-file.js'
+import { withEnvFile, withoutBlanks } from '../src/env-file.js'
 import { ConfigError } from '../src/config.js'
 import { startEmulator } from '../src/emulator/index.js'
 import { startBffProcess } from './helpers/processes.js'
@@ -38,6 +38,16 @@ t.test('the file adds what the environment does not set; the environment wins', 
   t.equal(env.EMPTY, '')
   t.equal(file, join(dir, '.env'))
   t.same([...taken].sort(), ['EMPTY', 'LOG_LEVEL', 'OAUTH_SCOPES'], 'what the file set, by name')
+})
+
+t.test('a variable set blank in the file is dropped, so a default given beside it stands (npm start)', async (t) => {
+  const dir = await directoryWith(t, ['SESSION_SECRETS=', 'OAUTH_CLIENT_ID=  ', 'LOG_LEVEL=warn', ''].join('\n'))
+  const { env } = withEnvFile({}, join(dir, '.env'))
+  t.equal(env.SESSION_SECRETS, '', 'read blank')
+  const kept = withoutBlanks(env)
+  t.same(kept, { LOG_LEVEL: 'warn' })
+  t.equal({ SESSION_SECRETS: 'the demo\'s own', ...kept }.SESSION_SECRETS, 'the demo\'s own')
+  t.same(withoutBlanks({ A: ' ', B: 'x', C: undefined }), { B: 'x', C: undefined })
 })
 
 t.test('in production only the file ENV_FILE names is read', async (t) => {
