@@ -76,9 +76,9 @@ export function deadlinesOf (authenticatedAt: number, lastSeen: number, timeouts
 export function signedInOf (sid: string, record: SessionRecord, timeouts: SessionTimeouts): SignedIn | undefined {
   const { grantId, tenant, authenticatedAt, handle } = record
   if (typeof grantId !== 'string' || typeof tenant !== 'string' || typeof authenticatedAt !== 'number' || typeof handle !== 'string') return undefined
-  const lastSeen = typeof record.lastSeen === 'number' ? record.lastSeen : authenticatedAt
+  const lastSeen = lastSeenOf(record, authenticatedAt)
   const user = userOf(record.user)
-  const person = user.id === undefined ? undefined : { tenant, userId: user.id }
+  const person = personOf({ tenant, user })
   const uploadOwner = typeof record.uploadOwner === 'string' ? record.uploadOwner : grantId
   return {
     sid,
@@ -100,8 +100,7 @@ export function signedInOf (sid: string, record: SessionRecord, timeouts: Sessio
 /** When the session a record holds ends unless it is used before; undefined when it is over or none. */
 export function liveUntil (record: SessionRecord | undefined, timeouts: SessionTimeouts, now: number): number | undefined {
   if (record === undefined || typeof record.authenticatedAt !== 'number') return undefined
-  const lastSeen = typeof record.lastSeen === 'number' ? record.lastSeen : record.authenticatedAt
-  const { endsAt } = deadlinesOf(record.authenticatedAt, lastSeen, timeouts)
+  const { endsAt } = deadlinesOf(record.authenticatedAt, lastSeenOf(record, record.authenticatedAt), timeouts)
   return endsAt >= now ? endsAt : undefined
 }
 
@@ -131,6 +130,11 @@ function strings (value: unknown): readonly string[] | undefined {
     if (typeof item !== 'string') return value.filter((each): each is string => typeof each === 'string')
   }
   return value as readonly string[]
+}
+
+/** When the session was last used: as signed in, until a request moved it on. */
+function lastSeenOf (record: SessionRecord, authenticatedAt: number): number {
+  return typeof record.lastSeen === 'number' ? record.lastSeen : authenticatedAt
 }
 
 function userOf (value: unknown): SessionUser {
