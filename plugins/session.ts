@@ -5,18 +5,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fastifyCookie from '@fastify/cookie'
 import fastifySession from '@fastify/session'
 import { rememberingSigner } from './session-signer.js'
-import { personOf, signedInOf, type SignedIn } from '../src/sessions/signed-in.js'
+import { personOf, signedInOf, type SessionUser, type SignedIn } from '../src/sessions/signed-in.js'
 import { newSessionHandle } from '../src/sessions/session-index.js'
 import { describeDevice } from '../src/sessions/device.js'
 import type { SessionEndReason } from '../src/events/live-message.js'
 import { coarseNetwork } from '../src/sessions/network.js'
 import type { SignedInSession } from '../src/sign-in/session-after-sign-in.js'
-
-export interface SessionUser {
-  id: string | undefined
-  name: string | undefined
-  email: string | undefined
-}
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -110,7 +110,7 @@ export async function runCallback (parts: CallbackParts, request: CallbackReques
 }
 
 /** The return path (or URL on an allowed origin) with `auth_error=<code>` added. */
-export function withAuthError (returnTo: string, code: string): string {
+function withAuthError (returnTo: string, code: string): string {
   const local = returnTo.startsWith('/')
   const url = new URL(returnTo, 'https://return-to.invalid')
   url.searchParams.set('auth_error', code)

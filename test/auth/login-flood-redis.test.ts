@@ -1,4 +1,4 @@
-// Sign-in floods with Redis: the per-browser cap, a flood from tens of thousands of addresses
+// Sign-in floods with Redis: the per-browser cap, a flood from over ten thousand addresses
 // against a Redis capped at maxmemory (noeviction) that leaves no room for anything the flood
 // might write, the per-address limiter kept out of Redis, and a Redis outage that never turns
 // the limiter into an error of its own.

@@ -47,7 +47,11 @@ async function instanceWithOpenPage (t: Test, bus: EventBus): Promise<ServerSent
   response.setEncoding('utf8')
   response.on('data', (chunk: string) => { reader.push(chunk) })
   response.on('error', () => {})
-  while (events.length === 0) await sleep(5)
+  const until = Date.now() + 15_000
+  while (events.length === 0) {
+    if (Date.now() > until) throw new Error('the page\'s channel sent nothing within 15 s')
+    await sleep(5)
+  }
   return events
 }
 
@@ -62,9 +66,11 @@ const aNotice = (): LiveMessage => ({ id: newMessageId(), event: 'notice' as Liv
 /** Waits until `count` connections listen on `channel` (each bus subscribes once connected). */
 async function subscribed (t: Test, channel: string, count: number): Promise<void> {
   const asking = client(t)
+  const until = Date.now() + 15_000
   for (;;) {
     const [, listening] = await asking.pubsub('NUMSUB', channel) as [string, number]
     if (listening >= count) return
+    if (Date.now() > until) throw new Error(`${listening} of ${count} buses subscribed to ${channel} within 15 s`)
     await sleep(10)
   }
 }
@@ -90,7 +96,7 @@ t.test('with its entry, a new kind travels from one instance to the page on anot
   t.teardown(raising.close)
   await subscribed(t, channel, 2)
   await raising.publish(aNotice())
-  const event = await heard(page, 'notice', 5_000)
+  const event = await heard(page, 'notice', 15_000)
   t.ok(event, 'the page heard the notice')
   t.same(JSON.parse(event?.data ?? '{}'), { text: 'Maintenance at noon' })
 })
@@ -104,6 +110,6 @@ t.test('without it, the same message is dropped where it is read', async (t) => 
   await raising.publish(aNotice())
   // A kind the table knows, sent after it, arrives: so the notice had its chance.
   await raising.publish({ id: newMessageId(), event: 'file', handles: ['h1'], data: { event: 'finished', files: [{ file_id: 1 }] } })
-  t.ok(await heard(page, 'file', 5_000), 'the known kind arrives')
+  t.ok(await heard(page, 'file', 15_000), 'the known kind arrives')
   t.equal(page.find((each) => each.event === 'notice'), undefined, 'the unknown one never did')
 })

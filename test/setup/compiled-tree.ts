@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
-export const treeDir = join(root, '.test-build')
+const treeDir = join(root, '.test-build')
 
 /** Not copied: what is built or installed (linked instead), the tree itself, and local files. */
 const LEFT_OUT = new Set(['.git', '.tap', '.test-build', '.env', 'coverage', 'node_modules', 'dist', 'test-artifacts'])
