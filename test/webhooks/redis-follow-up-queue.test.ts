@@ -41,6 +41,8 @@ t.test('each follow-up is done once, by one of the instances, and leaves the str
   for (let i = 0; i < 40; i++) t.equal(await a.queue.add(job(`j${i}`)), true)
   await pollUntil('all done', async () => done.length, (count) => count >= 40)
   t.equal(new Set(done).size, 40, 'each once')
+  // The last one is acknowledged just after its work returns, so the stream empties a moment later.
+  await pollUntil('acknowledged', async () => (await a.queue.stats()).waiting, (waiting) => waiting === 0)
   t.same(await a.queue.stats(), { waiting: 0, oldestAgeMs: undefined }, 'acknowledged and deleted')
   const raw = new Redis(redis.url)
   t.teardown(() => { raw.disconnect() })
