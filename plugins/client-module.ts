@@ -1,12 +1,16 @@
 // The browser module, served by media-bff itself so a website without a bundler imports the very
 // version that matches its server (README.md, "The browser module"):
+//   /client/media-bff-client.js and .d.ts             the current module itself, revalidated on
+//                                                     every use (ETag): a page importing it never
+//                                                     depends on two replicas agreeing
 //   /client/<version>/media-bff-client.js and .d.ts   long-lived, immutable: <version> changes
 //                                                     whenever the file does
-//   /client/media-bff-client.js and .d.ts             a redirect to the current version, never cached
 // <version> is package.json's version and the start of the file's SHA-256, so a new build can
-// never hide behind an old URL in someone's cache. Built by `npm run build` (build:client);
-// nothing is bundled at run time. Open to every origin: it is public code, fetched in CORS mode
-// by pages that import it.
+// never hide behind an old URL in someone's cache. During a rolling upgrade a replica asked for a
+// version it does not hold (one the other version's replicas serve) sends the page to its current
+// module rather than failing the page's import. Built by `npm run build` (build:client); nothing
+// is bundled at run time. Open to every origin: it is public code, fetched in CORS mode by pages
+// that import it. Paths below are under BASE_PATH (plugins/base-path.ts).
 import fp from 'fastify-plugin'
 import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
@@ -42,26 +46,33 @@ export async function readClientModule (dir = clientModuleDir): Promise<{ versio
   return { version: `${version}-${digest}`, files }
 }
 
+/** What a version looks like (readClientModule): a well-formed one this replica lacks belongs to another. */
+const VERSION = /^\d+\.\d+\.\d+(-[0-9A-Za-z.]+)?-[0-9a-f]{10}$/
+
 export default fp(async (app) => {
   const { version, files } = await readClientModule()
-  const current = `/client/${version}/`
+  const stable = `${app.config.basePath}/client/`
+  const current = `${stable}${version}/`
+  const etag = `"${version}"`
+  const isFile = (file: string): file is ClientFile => Object.hasOwn(FILES, file)
+  const publicCode = { 'access-control-allow-origin': '*', 'cross-origin-resource-policy': 'cross-origin', 'x-content-type-options': 'nosniff' }
+
   app.get('/client/:file', { schema: { hide: true } }, async (request, reply) => {
     const { file } = request.params as { file: string }
-    if (!Object.hasOwn(FILES, file)) throw new AppError('not_found', `There is no /client/${file}; the browser module is ${current}media-bff-client.js.`)
-    // A page of any origin imports it in CORS mode, which the redirect must allow as well.
-    return await reply.header('cache-control', 'no-cache').header('access-control-allow-origin', '*').redirect(`${current}${file}`, 302)
+    if (!isFile(file)) throw new AppError('not_found', `There is no ${stable}${file}; the browser module is ${stable}media-bff-client.js.`)
+    reply.headers({ ...publicCode, 'cache-control': 'no-cache', etag })
+    if (request.headers['if-none-match'] === etag) return await reply.code(304).send()
+    return await reply.type(FILES[file]).send(files[file])
   })
   app.get('/client/:version/:file', { schema: { hide: true } }, async (request, reply) => {
     const { version: asked, file } = request.params as { version: string, file: string }
-    if (asked !== version || !Object.hasOwn(FILES, file)) {
-      throw new AppError('not_found', `This media-bff serves the browser module as ${current}media-bff-client.js (and .d.ts), not /client/${asked}/${file}.`)
+    if (asked === version && isFile(file)) {
+      return await reply.type(FILES[file]).headers({ ...publicCode, 'cache-control': `public, max-age=${A_YEAR_S}, immutable` }).send(files[file])
     }
-    return await reply
-      .type(FILES[file as ClientFile])
-      .header('cache-control', `public, max-age=${A_YEAR_S}, immutable`)
-      .header('access-control-allow-origin', '*')
-      .header('cross-origin-resource-policy', 'cross-origin')
-      .header('x-content-type-options', 'nosniff')
-      .send(files[file as ClientFile])
+    if (VERSION.test(asked) && isFile(file)) {
+      // Never cached: once this replica serves that version, the page gets it.
+      return await reply.headers({ ...publicCode, 'cache-control': 'no-store' }).redirect(`${stable}${file}`, 302)
+    }
+    throw new AppError('not_found', `This media-bff serves the browser module as ${stable}media-bff-client.js (and .d.ts), or ${current}media-bff-client.js, not ${stable}${asked}/${file}.`)
   })
 }, { name: 'client-module', dependencies: ['config'] })

@@ -4,7 +4,7 @@
 // (plugins/grants.ts).
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, LOGIN_URL, loginRequired, type ErrorCode } from '../src/errors.js'
+import { AppError, loginRequired, loginUrl, type ErrorCode } from '../src/errors.js'
 import { StoreUnavailableError } from '../src/store/key-value-store.js'
 import { GrantEndedError, GrantMissingError, RefreshUnavailableError } from '../src/grants/grant-errors.js'
 import { UpstreamError } from '../src/media/upstream-error.js'
@@ -18,27 +18,27 @@ export default fp(async (app) => {
   })
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
-    const appError = toAppError(error, request)
+    const appError = toAppError(error, request, app.config.basePath)
     if (appError.status >= 500) {
       request.log.warn({ err: { type: error.name, message: error.message, code: appError.code } }, 'request failed')
     }
     return await send(reply, appError)
   })
-}, { name: 'errors' })
+}, { name: 'errors', dependencies: ['config'] })
 
 async function send (reply: FastifyReply, error: AppError): Promise<FastifyReply> {
   if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter))
   return await reply.code(error.status).header('cache-control', 'no-store').send(error.toBody())
 }
 
-function toAppError (error: FastifyError, request: FastifyRequest): AppError {
+function toAppError (error: FastifyError, request: FastifyRequest, basePath: string): AppError {
   if (error instanceof AppError) return error
   if (error instanceof StoreUnavailableError) {
     return new AppError('unavailable', 'The session store cannot be reached right now; your session is kept. Try again shortly.', { retryAfter: STORE_RETRY_AFTER_S })
   }
-  if (error instanceof GrantMissingError) return loginRequired()
+  if (error instanceof GrantMissingError) return loginRequired(basePath)
   if (error instanceof GrantEndedError) {
-    return new AppError('reauth_required', 'Your sign-in with the media service has ended. Please sign in again.', { details: { login_url: LOGIN_URL } })
+    return new AppError('reauth_required', 'Your sign-in with the media service has ended. Please sign in again.', { details: { login_url: loginUrl(basePath) } })
   }
   if (error instanceof RefreshUnavailableError) {
     return new AppError('unavailable', 'The media service cannot renew your sign-in right now; your session is kept. Try again shortly.', { retryAfter: error.retryAfterSeconds })

@@ -6,7 +6,7 @@
 // is gone ends here, where that is found out, not in the error handler.
 import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, LOGIN_URL, loginRequired } from '../src/errors.js'
+import { AppError, loginRequired, loginUrl } from '../src/errors.js'
 import { GrantEndedError, GrantMissingError } from '../src/grants/grant-errors.js'
 import { withAccessToken } from '../src/grants/with-access-token.js'
 import { checkScopes } from '../src/oauth/scope-check.js'
@@ -46,11 +46,11 @@ export default fp(async (app) => {
   /** Checks the signed-in session's grant against the scopes, and sets request.access. */
   const giveAccess = async (request: FastifyRequest, reply: FastifyReply, required: readonly string[]): Promise<void> => {
     const { signedIn } = request
-    if (signedIn === undefined) throw loginRequired()
+    if (signedIn === undefined) throw loginRequired(app.config.basePath)
     const stored = await app.grants.read(signedIn.grantId)
     const tenant = stored === undefined ? undefined : config.tenants.get(stored.grant.tenant)
     // The grant ended (elsewhere, or it expired), or its tenant left the configuration.
-    if (stored === undefined || tenant === undefined) return await endedWith(request, reply, loginRequired())
+    if (stored === undefined || tenant === undefined) return await endedWith(request, reply, loginRequired(app.config.basePath))
     const verdict = checkScopes(stored.grant.scopes, required, signedIn.deniedScopes)
     if (!verdict.ok && verdict.kind === 'scope_not_granted') {
       throw new AppError('scope_not_granted', `Your account does not have the right to ${verdict.missing.join(', ')}; ask an administrator of the media service.`, {
@@ -60,7 +60,7 @@ export default fp(async (app) => {
     if (!verdict.ok) {
       const query = new URLSearchParams({ scope: verdict.reauthorizeScopes.join(' '), return_to: refererPath(request) })
       throw new AppError('insufficient_scope', `This needs your permission for ${verdict.missing.join(', ')}.`, {
-        details: { required_scopes: verdict.missing, reauthorize_url: `${LOGIN_URL}?${query.toString()}` }
+        details: { required_scopes: verdict.missing, reauthorize_url: `${loginUrl(app.config.basePath)}?${query.toString()}` }
       })
     }
     request.access = {

@@ -136,7 +136,7 @@ export default fp(async (app) => {
   app.decorate<LiveUpdates>('live', {
     openChannel: async (request, reply, lastEventId) => {
       const { signedIn } = request
-      if (signedIn === undefined) throw loginRequired()
+      if (signedIn === undefined) throw loginRequired(app.config.basePath)
       if (!hub.hasRoom()) {
         app.metrics.streamDropped('instance_full')
         throw new AppError('unavailable', 'This instance holds all the live channels it may; the page will try again.', { retryAfter: FULL_RETRY_AFTER_S })

@@ -12,7 +12,8 @@ import { relaySchema, routePath } from './relay-schemas.js'
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   // Url-encoded bodies, as the service itself accepts them; only in this scope.
   await app.register(formBody)
-  const publicApiUrl = `${app.config.publicUrl.replace(/\/+$/, '')}/api`
+  // The relay's own address, where the service's links to its API are pointed instead.
+  const publicApiUrl = `${app.config.publicOrigin}${app.config.basePath}/api`
 
   for (const operation of RELAY_OPERATIONS) {
     const hasBody = Object.keys(operation.body).length > 0

@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncTypebox, Static } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, LOGIN_URL } from '../src/errors.js'
+import { AppError, loginUrl } from '../src/errors.js'
 import { MAX_LENGTH as MAX_RETURN_TO_LENGTH, parseReturnTarget } from '../src/sign-in/return-to.js'
 import { parseScopes } from '../src/scopes.js'
 import { startSignIn } from '../src/sign-in/sign-in.js'
@@ -53,6 +53,7 @@ const FULL_RETRY_AFTER_S = 60
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { config } = app
   const siteOrigins: ReadonlySet<string> = new Set(config.allowedOrigins)
+  const signInUrl = loginUrl(config.basePath)
   const cookieOptions = { httpOnly: true, secure: config.session.secureCookie, sameSite: 'lax' as const, path: '/' }
   // A login cookie lives exactly as long as the sign-in it carries (LOGIN_TIMEOUT).
   const loginCookieMaxAgeS = Math.max(1, Math.ceil(config.session.loginTimeoutMs / 1000))
@@ -107,7 +108,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     return await reply.header('cache-control', 'no-store').redirect(started.authorizationUrl, 302)
   })
 
-  app.get('/auth/callback', {
+  app.get(config.oauth.callbackPath, {
     schema: { tags: ['auth'], summary: 'The redirect URI (browser navigation)', querystring: CallbackQuery },
     // A browser lands here: a malformed query gets the human page, not a JSON error.
     attachValidation: true,
@@ -140,7 +141,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     app.metrics.callback(outcome.outcome)
     reply.header('cache-control', 'no-store')
     if (outcome.kind === 'back') return await reply.redirect(outcome.location, 302)
-    return await reply.code(outcome.status).type('text/html; charset=utf-8').send(authErrorPage(outcome.page, LOGIN_URL))
+    return await reply.code(outcome.status).type('text/html; charset=utf-8').send(authErrorPage(outcome.page, signInUrl))
   })
 
   const changeSlot = (reply: FastifyReply, slot: CallbackOutcome['slot']): void => {
@@ -167,7 +168,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       // A browser navigation: the human page, not a JSON error; the new grant is not kept.
       await app.grants.delete(completed.grant.id).catch(() => {})
       app.metrics.callback('unavailable')
-      return await reply.code(503).type('text/html; charset=utf-8').send(authErrorPage('unavailable', LOGIN_URL))
+      return await reply.code(503).type('text/html; charset=utf-8').send(authErrorPage('unavailable', signInUrl))
     }
     app.metrics.callback('signed_in')
     return await reply.redirect(transaction.returnTo, 302)
@@ -177,11 +178,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const sessionState = async (request: FastifyRequest, reply: FastifyReply): Promise<Static<typeof SessionState>> => {
     reply.header('cache-control', 'no-store')
     const { signedIn } = request
-    if (signedIn === undefined) return { authenticated: false, login_url: LOGIN_URL }
+    if (signedIn === undefined) return { authenticated: false, login_url: signInUrl }
     const stored = await app.grants.read(signedIn.grantId)
     if (stored === undefined) {
       await app.endSignIn(request, reply, 'ended')
-      return { authenticated: false, login_url: LOGIN_URL }
+      return { authenticated: false, login_url: signInUrl }
     }
     const { grant } = stored
     const reauthRequired = grant.refreshToken === undefined && grant.expiresAt <= Date.now()

@@ -82,7 +82,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     app.metrics.registration('registered')
     // The answer carries a signed, pre-authorised upload URL: no cache may keep it.
     reply.header('cache-control', 'no-store')
-    return { ...record, finish_url: `/uploads/${record.ulid}/finish`, autofinish: options?.autofinish ?? true }
+    return { ...record, finish_url: `${app.config.basePath}/uploads/${record.ulid}/finish`, autofinish: options?.autofinish ?? true }
   })
 
   app.post('/uploads/:ulid/finish', {

@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.js'
 import { serverOptions } from './server-options.js'
 import configPlugin from '../plugins/config.js'
+import basePathPlugin from '../plugins/base-path.js'
 import metricsPlugin from '../plugins/metrics.js'
 import operatorsPlugin from '../plugins/operators.js'
 import docsPlugin from '../plugins/docs.js'
@@ -42,6 +43,8 @@ export interface AppOptions {
 
 export const app = fp(async (fastify: FastifyInstance, { config, clock }: AppOptions): Promise<void> => {
   await fastify.register(configPlugin, { config, ...(clock === undefined ? {} : { clock }) })
+  // Before every plugin with routes: it moves each route under BASE_PATH as it is registered.
+  await fastify.register(basePathPlugin)
   // First of all hooks: whether a request arrived before the close began must be decided when it
   // arrives, not after the session and other async hooks have run.
   await fastify.register(closingPlugin)

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { EnvReader, type Env } from './env-reader.js'
 import { applyIssRequirement, readTenants, type Tenant } from './config-tenants.js'
+import { readMount } from './config-mount.js'
 import { isAddressOrCidr, trustsEveryone } from './trusted-proxies.js'
 import { parseTokenKeys, type TokenKey } from './store/token-cipher.js'
 import { parseRedisUrl, RedisUrlError } from './store/redis-url.js'
@@ -16,6 +17,8 @@ export type TokenAuthMethod = 'client_secret_post' | 'client_secret_basic'
 export interface Config {
   publicUrl: string
   publicOrigin: string
+  /** '' or a path such as /media-bff: where media-bff answers on PUBLIC_URL's origin (BASE_PATH). */
+  basePath: string
   host: string
   port: number
   logLevel: string
@@ -31,6 +34,8 @@ export interface Config {
     scopes: string[]
     tokenAuthMethod: TokenAuthMethod
     redirectUri: string
+    /** The callback route's path below basePath: OAUTH_REDIRECT_URI's own (src/config-mount.ts). */
+    callbackPath: string
     /** Plain http to the authorization server and API (development and the emulator only). */
     allowInsecureRequests: boolean
     refreshSkewMs: number
@@ -133,7 +138,7 @@ export function loadConfig (env: Env = process.env): Config {
     read.problem('OAUTH_TOKEN_AUTH_METHOD', `must be client_secret_post or client_secret_basic, got "${tokenAuthMethod}"`)
   }
 
-  const redirectUri = read.url('OAUTH_REDIRECT_URI', read.raw('OAUTH_REDIRECT_URI')) ?? `${publicUrl}/auth/callback`
+  const { basePath, redirectUri, callbackPath } = readMount(read, publicUrl, production)
 
   const secrets = read.list('SESSION_SECRETS')
   if (secrets.length === 0) read.required('SESSION_SECRETS', 'comma list of random strings of 32+ characters; the first signs, all verify')
@@ -204,13 +209,6 @@ export function loadConfig (env: Env = process.env): Config {
     if (everyone !== undefined) {
       read.problem('TRUST_PROXY', `${everyone}, so anyone could claim any client address or https; list only the reverse proxies' addresses (NODE_ENV=production)`)
     }
-    // The authorization server sends the code there: over plain http it can be read on the way,
-    // and off PUBLIC_URL's origin the callback would land outside media-bff (and its login
-    // cookies). The default is PUBLIC_URL's own, checked above.
-    if (read.raw('OAUTH_REDIRECT_URI') !== undefined) {
-      if (redirectUri.startsWith('http:')) read.problem('OAUTH_REDIRECT_URI', 'must be https when NODE_ENV=production')
-      else if (new URL(redirectUri).origin !== publicOrigin) read.problem('OAUTH_REDIRECT_URI', `must be on PUBLIC_URL's origin (${publicOrigin}) when NODE_ENV=production`)
-    }
     if (allowedHosts.length === 0) {
       read.problem('UPLOAD_ALLOWED_HOSTS', 'is required when NODE_ENV=production: the hosts (host or host:port) url_upload_direct may point at, e.g. upload.media.example')
     }
@@ -227,6 +225,7 @@ export function loadConfig (env: Env = process.env): Config {
   const config: Config = {
     publicUrl,
     publicOrigin,
+    basePath,
     host: read.string('HOST', '0.0.0.0'),
     port: read.integer('PORT', 3000, { min: 0, max: 65535 }),
     logLevel: readLogLevel(read),
@@ -240,6 +239,7 @@ export function loadConfig (env: Env = process.env): Config {
       scopes,
       tokenAuthMethod: tokenAuthMethod as TokenAuthMethod,
       redirectUri,
+      callbackPath,
       allowInsecureRequests,
       refreshSkewMs: read.duration('TOKEN_REFRESH_SKEW', 60_000),
       refreshLockLeaseMs: read.duration('REFRESH_LOCK_LEASE', 15_000)

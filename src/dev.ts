@@ -21,6 +21,8 @@ const env = withoutBlanks(fromFile.env)
 const read = new EnvReader(env)
 const port = read.integer('PORT', 3000, { min: 0, max: 65535 })
 const publicUrl = read.url('PUBLIC_URL', read.raw('PUBLIC_URL')) ?? `http://localhost:${port}`
+// Checked with everything else by loadConfig below; the emulator needs the callback's place first.
+const basePath = (read.raw('BASE_PATH') ?? '').replace(/\/+$/, '')
 const emulatorOptions = readEmulatorEnv(read)
 if (read.problems.length > 0) {
   process.stderr.write(`${new ConfigError(read.problems).message}\n`)
@@ -31,7 +33,7 @@ if (read.problems.length > 0) {
 // the redirect URI and the upload CORS origin follow PUBLIC_URL unless set explicitly.
 const emulator = await startEmulator({
   ...emulatorOptions,
-  redirectUri: emulatorOptions.redirectUri ?? `${publicUrl}/auth/callback`,
+  redirectUri: emulatorOptions.redirectUri ?? `${publicUrl}${basePath}/auth/callback`,
   corsOrigins: emulatorOptions.corsOrigins ?? [new URL(publicUrl).origin]
 }).catch((error: unknown) => {
   // A taken port or a bad EMULATOR_* value that only the emulator can judge (an origin, a URI).
@@ -81,12 +83,12 @@ await app.listen({ host: config.host, port: config.port })
 if (webhookKey !== undefined) {
   // Server to server, so straight to the port media-bff listens on, whatever PUBLIC_URL says.
   const { port: listening } = app.server.address() as AddressInfo
-  for (const user of emulator.users) emulator.addWebhook({ user: user.name, url: `http://127.0.0.1:${listening}${config.webhooks.path}`, key: webhookKey })
+  for (const user of emulator.users) emulator.addWebhook({ user: user.name, url: `http://127.0.0.1:${listening}${config.basePath}${config.webhooks.path}`, key: webhookKey })
 }
 
 const users = emulator.users.map((user) => `    ${user.name.padEnd(6)} ${user.scopes.join(' ')}`).join('\n')
 process.stdout.write(`
-media-bff demo is running: open ${publicUrl}
+media-bff demo is running: open ${publicUrl}${config.basePath}/
 
   media service emulator  ${emulator.apiOrigin} (uploads: ${emulator.uploadOrigin})
   sign in as one of:

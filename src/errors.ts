@@ -34,12 +34,14 @@ const statusOf: Record<ErrorCode, number> = {
   upstream_timeout: 504
 }
 
-/** Where a browser starts a sign-in; every login_required and reauth_required answer names it. */
-export const LOGIN_URL = '/auth/login'
+/** Where a browser starts a sign-in, under BASE_PATH; every login_required and reauth_required answer names it. */
+export function loginUrl (basePath: string): string {
+  return `${basePath}/auth/login`
+}
 
 /** The one `login_required` answer: no session, or one whose grant is gone. */
-export function loginRequired (): AppError {
-  return new AppError('login_required', 'Please sign in.', { details: { login_url: LOGIN_URL } })
+export function loginRequired (basePath: string): AppError {
+  return new AppError('login_required', 'Please sign in.', { details: { login_url: loginUrl(basePath) } })
 }
 
 export interface AppErrorOptions {

@@ -101,6 +101,16 @@ function readUpstream (source: unknown): UpstreamFailure | undefined {
  * Anything but a local path or an http(s) URL is dropped: these end up in links and location.
  */
 export function onBff (root: string, path: string): string | undefined {
-  if (path.startsWith('/') && !path.startsWith('//')) return `${root}${path}`
+  if (path.startsWith('/') && !path.startsWith('//')) return `${root}${belowRoot(root, path)}`
   return /^https?:\/\//i.test(path) ? path : undefined
+}
+
+/**
+ * A path media-bff handed out, as one below `root`. Under a BASE_PATH its paths carry it
+ * (/media-bff/uploads/…/finish) and so does a root that names it (/media-bff, or a URL ending in
+ * it): it is taken off once, so root and path never repeat it.
+ */
+export function belowRoot (root: string, path: string): string {
+  const rootPath = new URL(root === '' ? '/' : root, 'https://root.invalid/').pathname.replace(/\/+$/, '')
+  return rootPath !== '' && path.startsWith(`${rootPath}/`) ? path.slice(rootPath.length) : path
 }

@@ -8,7 +8,7 @@
  * media-bff serves this module, built, at `/client/<version>/media-bff-client.js` (with its
  * `.d.ts` beside it); README.md, "The browser module", shows both ways of using it.
  */
-import { clientError, type MediaBffError } from './errors.js'
+import { belowRoot, clientError, type MediaBffError } from './errors.js'
 import { callBff, type CallSettings } from './http.js'
 import { navigation, type PageNavigation } from './navigation.js'
 import { callOptions, relayCalls, type RelayCalls } from './relay.js'
@@ -103,13 +103,13 @@ export function createMediaBffClient ({ baseUrl = '', timeoutMs = DEFAULT_TIMEOU
       const { autofinish, finish_url: finishUrl } = registration as Partial<UploadRegistration>
       if (autofinish !== true || finishUrl === undefined) return result
       try {
-        return { ...result, files: (await callBff<FinishResult>(settings, 'POST', finishUrl, undefined, callOptions({ signal: options?.signal }))).files }
+        return { ...result, files: (await callBff<FinishResult>(settings, 'POST', belowRoot(root, finishUrl), undefined, callOptions({ signal: options?.signal }))).files }
       } catch {
         // Not the upload's failure: the file is stored (see DirectUploadResult.files).
         return result
       }
     },
-    finishUpload: async (registration, options) => await callBff<FinishResult>(settings, 'POST', registration.finish_url, undefined, callOptions(options)),
+    finishUpload: async (registration, options) => await callBff<FinishResult>(settings, 'POST', belowRoot(root, registration.finish_url), undefined, callOptions(options)),
     sessions: {
       list: async (options) => (await callBff<{ sessions: SessionListItem[] }>(settings, 'GET', '/auth/sessions', undefined, callOptions(options))).sessions,
       end: async (id, options) => {

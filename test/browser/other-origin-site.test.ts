@@ -53,7 +53,7 @@ t.test('a page on another port imports the module from media-bff, signs in and u
   tab.on('response', (response) => { if (response.url().includes('/client/')) imported.push(`${response.status()} ${response.url()}`) })
   await tab.goto(`${siteUrl}/?folder=home#uploads`)
   await tab.waitForSelector('#sign-in:not([hidden])')
-  t.match(imported.join('\n'), new RegExp(`302 ${bffUrl}/client/media-bff-client\\.js\\n200 ${bffUrl}/client/[^/]+/media-bff-client\\.js`), 'the module came from media-bff, through its stable path')
+  t.match(imported.join('\n'), new RegExp(`^200 ${bffUrl}/client/media-bff-client\\.js$`), 'the module came from media-bff, at its stable path')
 
   await Promise.all([tab.waitForURL((url) => url.href.startsWith(`http://127.0.0.1:${apiPort}/`)), tab.click('#sign-in')])
   await consentAs(tab, siteUrl, 'alice')

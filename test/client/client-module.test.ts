@@ -1,6 +1,7 @@
-// The browser module as media-bff serves it (plugins/client-module.ts): a redirect from the
-// stable path to the current version, the versioned files cached for good, typed right, open to
-// pages on any origin; the version follows the files' content.
+// The browser module as media-bff serves it (plugins/client-module.ts): the stable path serves
+// the current module itself, revalidated by its ETag; the versioned files cached for good, typed
+// right, open to pages on any origin; a version another replica serves (a rolling upgrade) sends
+// the page to the stable path; the version follows the files' content.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,39 +13,62 @@ import { clientModuleDir, readClientModule } from '../../plugins/client-module.j
 const stack = await startStack()
 t.teardown(stack.close)
 const { url } = stack.bff
+const FILES = [['media-bff-client.js', 'text/javascript; charset=utf-8'], ['media-bff-client.d.ts', 'text/plain; charset=utf-8']] as const
 
-t.test('the stable path redirects to the current version; the versioned files are cached for good', async (t) => {
-  for (const [file, type] of [['media-bff-client.js', 'text/javascript; charset=utf-8'], ['media-bff-client.d.ts', 'text/plain; charset=utf-8']] as const) {
-    const stable = await request(`${url}/client/${file}`)
-    await stable.body.dump()
-    t.equal(stable.statusCode, 302, file)
-    t.equal(stable.headers['cache-control'], 'no-cache', 'the redirect is asked again every time')
-    t.equal(stable.headers['access-control-allow-origin'], '*', 'any page may follow it')
-    const location = String(stable.headers.location)
-    t.match(location, new RegExp(`^/client/\\d+\\.\\d+\\.\\d+-[0-9a-f]{10}/${file.replace('.', '\\.')}$`))
-    const versioned = await request(`${url}${location}`, { headers: { origin: 'https://any-site.example' } })
-    const body = await versioned.body.text()
-    t.equal(versioned.statusCode, 200)
-    t.equal(versioned.headers['content-type'], type)
-    t.equal(versioned.headers['cache-control'], 'public, max-age=31536000, immutable')
-    t.equal(versioned.headers['access-control-allow-origin'], '*', 'any page may import it')
-    t.equal(versioned.headers['cross-origin-resource-policy'], 'cross-origin')
-    t.equal(versioned.headers['x-content-type-options'], 'nosniff')
-    t.equal(body, await readFile(`${clientModuleDir}${file}`, 'utf8'), 'the built file itself')
+t.test('the stable path serves the current module itself, asked again each time (ETag)', async (t) => {
+  for (const [file, type] of FILES) {
+    const stable = await request(`${url}/client/${file}`, { headers: { origin: 'https://any-site.example' } })
+    t.equal(stable.statusCode, 200, file)
+    t.equal(stable.headers['content-type'], type)
+    t.equal(stable.headers['cache-control'], 'no-cache', 'revalidated every time, so a new release is seen at once')
+    t.equal(stable.headers['access-control-allow-origin'], '*', 'any page may import it')
+    t.equal(stable.headers['x-content-type-options'], 'nosniff')
+    t.equal(await stable.body.text(), await readFile(`${clientModuleDir}${file}`, 'utf8'), 'the built file itself')
+    const etag = String(stable.headers.etag)
+    t.match(etag, /^"\d+\.\d+\.\d+-[0-9a-f]{10}"$/)
+    const again = await request(`${url}/client/${file}`, { headers: { 'if-none-match': etag } })
+    t.equal(again.statusCode, 304, 'unchanged: nothing sent again')
+    t.equal(await again.body.text(), '')
   }
 })
 
-t.test('another version or another file is the contract\'s 404, naming the current module', async (t) => {
-  const current = String((await request(`${url}/client/media-bff-client.js`)).headers.location).split('/')[2] ?? ''
-  const inherited = ['toString', 'constructor', '__proto__', 'hasOwnProperty'].flatMap((name) => [`/client/${name}`, `/client/${current}/${name}`])
-  for (const path of ['/client/0.0.1-0123456789/media-bff-client.js', '/client/other.js', '/client/latest/media-bff-client.js', '/client/x/media-bff-client.mjs', ...inherited]) {
+t.test('the versioned files are cached for good', async (t) => {
+  const version = String((await request(`${url}/client/media-bff-client.js`)).headers.etag).replaceAll('"', '')
+  for (const [file, type] of FILES) {
+    const versioned = await request(`${url}/client/${version}/${file}`, { headers: { origin: 'https://any-site.example' } })
+    const body = await versioned.body.text()
+    t.equal(versioned.statusCode, 200, file)
+    t.equal(versioned.headers['content-type'], type)
+    t.equal(versioned.headers['cache-control'], 'public, max-age=31536000, immutable')
+    t.equal(versioned.headers['access-control-allow-origin'], '*')
+    t.equal(versioned.headers['cross-origin-resource-policy'], 'cross-origin')
+    t.equal(body, await readFile(`${clientModuleDir}${file}`, 'utf8'))
+  }
+})
+
+t.test('a version this replica does not hold (another replica\'s, mid-upgrade) sends the page to the stable path, uncached', async (t) => {
+  for (const version of ['0.0.1-0123456789', '9.9.9-0000000000', '1.2.3-rc.1-abcdef0123']) {
+    for (const [file] of FILES) {
+      const answer = await request(`${url}/client/${version}/${file}`, { headers: { origin: 'https://any-site.example' } })
+      await answer.body.dump()
+      t.equal(answer.statusCode, 302, `${version}/${file}`)
+      t.equal(answer.headers.location, `/client/${file}`)
+      t.equal(answer.headers['cache-control'], 'no-store')
+      t.equal(answer.headers['access-control-allow-origin'], '*', 'a page importing it in CORS mode may follow it')
+    }
+  }
+})
+
+t.test('anything else is the contract\'s 404, naming the current module', async (t) => {
+  const version = String((await request(`${url}/client/media-bff-client.js`)).headers.etag).replaceAll('"', '')
+  const inherited = ['toString', 'constructor', '__proto__', 'hasOwnProperty'].flatMap((name) => [`/client/${name}`, `/client/${version}/${name}`])
+  for (const path of ['/client/other.js', '/client/latest/media-bff-client.js', '/client/x/media-bff-client.mjs', `/client/${version}/other.js`, ...inherited]) {
     const answer = await request(`${url}${path}`)
     const body = await answer.body.json() as { error: string, message: string }
     t.equal(answer.statusCode, 404, path)
     t.equal(body.error, 'not_found')
+    t.match(body.message, /\/client\/media-bff-client\.js/)
   }
-  const answer = await request(`${url}/client/9.9.9-0000000000/media-bff-client.js`)
-  t.match((await answer.body.json() as { message: string }).message, /\/client\/\d+\.\d+\.\d+-[0-9a-f]{10}\/media-bff-client\.js/)
 })
 
 t.test('the version changes with the files, and a missing build says what to run', async (t) => {

@@ -91,7 +91,9 @@ export async function startStack (options: { emulator?: EmulatorOptions, env?: R
   for (let attempt = 1; ; attempt++) {
     const port = await freePort()
     const publicUrl = options.publicUrl ?? `http://127.0.0.1:${port}`
-    const emulator = await startEmulatorFor(port, options.emulator, publicUrl)
+    // Under a BASE_PATH the callback moves with every other route.
+    const basePath = (options.env?.BASE_PATH ?? '').replace(/\/+$/, '')
+    const emulator = await startEmulatorFor(port, { redirectUri: `${publicUrl}${basePath}/auth/callback`, ...options.emulator }, publicUrl)
     try {
       const bff = await startBff(emulator, { PUBLIC_URL: publicUrl, ...options.env }, port)
       return {

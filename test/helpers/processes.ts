@@ -111,7 +111,7 @@ export async function startBffProcess (options: BffProcessOptions): Promise<BffP
       for (const text of complete) if (text.trim() !== '') record(text)
     })
     started.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
-    await waitUntilHealthy(started, port, readyTimeoutMs, () => `${name}:\n${stderr}\n${lines.map((l) => JSON.stringify(l)).join('\n')}`)
+    await waitUntilHealthy(started, port, `${(env.BASE_PATH ?? '').replace(/\/+$/, '')}/healthz`, readyTimeoutMs, () => `${name}:\n${stderr}\n${lines.map((l) => JSON.stringify(l)).join('\n')}`)
   }
 
   const stop = async (signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 30_000): Promise<number | null> => {
@@ -168,14 +168,14 @@ export async function startBffProcess (options: BffProcessOptions): Promise<BffP
   }
 }
 
-/** Polls GET /healthz until it answers 200; fails at once if the process exits first. */
-async function waitUntilHealthy (child: ChildProcess, port: number, timeoutMs: number, describe: () => string): Promise<void> {
+/** Polls GET /healthz (under BASE_PATH) until it answers 200; fails at once if the process exits first. */
+async function waitUntilHealthy (child: ChildProcess, port: number, path: string, timeoutMs: number, describe: () => string): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (true) {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`media-bff exited (${String(child.exitCode ?? child.signalCode)}) before it was healthy. ${describe()}`)
     }
-    if (await healthz(port)) return
+    if (await healthz(port, path)) return
     if (Date.now() > deadline) {
       child.kill('SIGKILL')
       throw new Error(`media-bff was not healthy within ${timeoutMs} ms. ${describe()}`)
@@ -184,10 +184,10 @@ async function waitUntilHealthy (child: ChildProcess, port: number, timeoutMs: n
   }
 }
 
-async function healthz (port: number): Promise<boolean> {
+async function healthz (port: number, path: string): Promise<boolean> {
   return await new Promise((resolve) => {
     // agent: false, so the probe leaves no keep-alive connection for a later close to wait on.
-    const request = get({ host: '127.0.0.1', port, path: '/healthz', agent: false, timeout: 1000 }, (response) => {
+    const request = get({ host: '127.0.0.1', port, path, agent: false, timeout: 1000 }, (response) => {
       response.resume()
       resolve(response.statusCode === 200)
     })
