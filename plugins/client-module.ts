@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { AppError } from '../src/errors.js'
+import { version as serverVersion } from '../src/version.js'
 
 const fromDist = import.meta.url.includes('/dist/')
 const root = fileURLToPath(new URL(fromDist ? '../../' : '../', import.meta.url))
@@ -41,9 +42,8 @@ export async function readClientModule (dir = clientModuleDir): Promise<{ versio
       throw new Error(`The browser module ${dir}${name} is missing: run \`npm run build\` first (build:client bundles public/client/).`)
     }
   }
-  const { version } = JSON.parse(await readFile(`${root}package.json`, 'utf8')) as { version: string }
   const digest = createHash('sha256').update(files['media-bff-client.js']).update(files['media-bff-client.d.ts']).digest('hex').slice(0, 10)
-  return { version: `${version}-${digest}`, files }
+  return { version: `${serverVersion}-${digest}`, files }
 }
 
 /** What a version looks like (readClientModule): a well-formed one this replica lacks belongs to another. */

@@ -5,6 +5,7 @@
 // time readiness is lost.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
+import { version } from '../src/version.js'
 
 const READY_RETRY_AFTER_S = 5
 
@@ -17,8 +18,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   let storeDown = false
 
   app.get('/healthz', {
-    schema: { tags: ['operations'], summary: 'The process is alive', response: { 200: Type.Object({ status: Type.Literal('ok') }) } }
-  }, async () => ({ status: 'ok' as const }))
+    schema: { tags: ['operations'], summary: 'The process is alive, and which version it runs', response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.String() }) } }
+  }, async () => ({ status: 'ok' as const, version }))
 
   app.get('/readyz', {
     schema: {

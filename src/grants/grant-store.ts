@@ -1,6 +1,7 @@
 // Grants: the tokens of one sign-in, kept apart from the session blob. Each record is versioned,
 // sealed with the token cipher (bound to its id) and written with compare-and-set, so a slow
 // request can never write back older tokens, whatever happens to the session around it.
+import { formatOf, isReadableFormat, RECORD_FORMAT } from '../store/record-format.js'
 import { randomBytes } from 'node:crypto'
 import type { KeyValueStore } from '../store/key-value-store.js'
 import type { TokenCipher } from '../store/token-cipher.js'
@@ -10,6 +11,8 @@ import { createBoundedMemo } from '../bounded-memo.js'
 const OPENED_MEMO_ENTRIES = 4096
 
 export interface Grant {
+  /** The record's format (src/store/record-format.ts); absent in records of media-bff 0.1.0. */
+  format?: number
   id: string
   version: number
   tenant: string
@@ -29,7 +32,7 @@ export interface Grant {
   notAfter: number
 }
 
-export type NewGrant = Omit<Grant, 'id' | 'version' | 'createdAt' | 'refreshedAt' | 'notAfter'>
+export type NewGrant = Omit<Grant, 'format' | 'id' | 'version' | 'createdAt' | 'refreshedAt' | 'notAfter'>
 
 /** A grant as read, with the exact stored value that compare-and-set must match. */
 export interface StoredGrant {
@@ -48,6 +51,7 @@ export function createGrantStore (store: KeyValueStore, cipher: TokenCipher, { t
     const remembered = opened.get(stored)
     if (remembered !== undefined && remembered.id === id) return remembered
     const grant = JSON.parse(cipher.decrypt(stored, key(id))) as Grant
+    if (!isReadableFormat(grant)) throw new Error(`a grant of record format ${formatOf(grant)}`)
     Object.freeze(grant.scopes)
     opened.set(stored, Object.freeze(grant))
     return grant
@@ -56,7 +60,7 @@ export function createGrantStore (store: KeyValueStore, cipher: TokenCipher, { t
   return {
     async create (fields: NewGrant): Promise<Grant> {
       const now = Date.now()
-      const grant: Grant = { ...fields, id: randomBytes(18).toString('base64url'), version: 1, createdAt: now, refreshedAt: undefined, notAfter: now + ttlMs }
+      const grant: Grant = { ...fields, format: RECORD_FORMAT, id: randomBytes(18).toString('base64url'), version: 1, createdAt: now, refreshedAt: undefined, notAfter: now + ttlMs }
       await store.set(key(grant.id), seal(grant), ttlMs)
       return grant
     },
@@ -77,7 +81,8 @@ export function createGrantStore (store: KeyValueStore, cipher: TokenCipher, { t
 
     /** Writes `next` (version + 1) only if the record is still exactly `previous`. */
     async replace (previous: StoredGrant, changes: Partial<Omit<Grant, 'id' | 'version' | 'createdAt' | 'notAfter'>>): Promise<StoredGrant | undefined> {
-      const grant: Grant = { ...previous.grant, ...changes, id: previous.grant.id, version: previous.grant.version + 1 }
+      // Written in this version's format; fields of another version's format ride along untouched.
+      const grant: Grant = { ...previous.grant, ...changes, format: RECORD_FORMAT, id: previous.grant.id, version: previous.grant.version + 1 }
       const leftMs = deadlineOf(grant) - Date.now()
       if (leftMs <= 0) return undefined
       const stored = seal(grant)

@@ -6,6 +6,7 @@
 //
 // An entry can outlive its session (an idle session simply expires in the store): readers check
 // the session itself and prune what is gone (person-sessions.ts).
+import { isReadableFormat, RECORD_FORMAT } from '../store/record-format.js'
 import { createHash, randomBytes } from 'node:crypto'
 import type { KeyValueStore } from '../store/key-value-store.js'
 
@@ -46,7 +47,7 @@ export function createSessionIndex (store: KeyValueStore, { lifetimeMs }: { life
   return {
     /** Adds a session (in place of `replacing`, in the same step); resolves to how many the person now has. */
     async add (person: Person, handle: string, session: IndexedSession, replacing?: string): Promise<number> {
-      return await store.mapSet(keyOf(person), handle, JSON.stringify(session), lifetimeMs, replacing === undefined ? [] : [replacing])
+      return await store.mapSet(keyOf(person), handle, JSON.stringify({ format: RECORD_FORMAT, ...session }), lifetimeMs, replacing === undefined ? [] : [replacing])
     },
 
     async remove (person: Person, handles: readonly string[]): Promise<void> {
@@ -60,6 +61,8 @@ export function createSessionIndex (store: KeyValueStore, { lifetimeMs }: { life
       const unreadable: string[] = []
       for (const [handle, value] of Object.entries(fields)) {
         const session = readEntry(value)
+        // Another version's entry (a rolling upgrade) is that version's to read: left in place.
+        if (session === OTHER_FORMAT) continue
         if (session === undefined || !HANDLE_PATTERN.test(handle)) unreadable.push(handle)
         else entries.push({ handle, ...session })
       }
@@ -71,9 +74,12 @@ export function createSessionIndex (store: KeyValueStore, { lifetimeMs }: { life
 
 export type SessionIndex = ReturnType<typeof createSessionIndex>
 
-function readEntry (value: string): IndexedSession | undefined {
+const OTHER_FORMAT = Symbol('an entry of a record format this version does not read')
+
+function readEntry (value: string): IndexedSession | typeof OTHER_FORMAT | undefined {
   try {
-    const parsed = JSON.parse(value) as Partial<IndexedSession>
+    const parsed = JSON.parse(value) as Partial<IndexedSession> & { format?: unknown }
+    if (!isReadableFormat(parsed)) return OTHER_FORMAT
     const { sid, grantId, createdAt, device, network } = parsed
     if (typeof sid !== 'string' || typeof grantId !== 'string' || typeof createdAt !== 'number' || typeof device !== 'string' || typeof network !== 'string') return undefined
     return { sid, grantId, createdAt, device, network }

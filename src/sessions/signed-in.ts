@@ -4,6 +4,7 @@
 // from there and never restate its rules: when a session ends (idle or absolute), whose budget
 // its calls count against, which grant and tenant it acts with, how long its record lives.
 import type { Person } from './session-index.js'
+import { isReadableFormat } from '../store/record-format.js'
 
 export interface SessionTimeouts {
   /** SESSION_IDLE_TIMEOUT: unused this long, the session ends. */
@@ -14,6 +15,8 @@ export interface SessionTimeouts {
 
 /** What a session record may hold: read from a store, so every field is checked before use. */
 export interface SessionRecord {
+  /** src/store/record-format.ts; absent in records of media-bff 0.1.0. */
+  format?: unknown
   grantId?: unknown
   tenant?: unknown
   user?: unknown
@@ -75,6 +78,7 @@ export function deadlinesOf (authenticatedAt: number, lastSeen: number, timeouts
 /** The signed-in session a record holds, or undefined: none signed in there (or a record that is not one). */
 export function signedInOf (sid: string, record: SessionRecord, timeouts: SessionTimeouts): SignedIn | undefined {
   const { grantId, tenant, authenticatedAt, handle } = record
+  if (!isReadableFormat(record)) return undefined
   if (typeof grantId !== 'string' || typeof tenant !== 'string' || typeof authenticatedAt !== 'number' || typeof handle !== 'string') return undefined
   const lastSeen = lastSeenOf(record, authenticatedAt)
   const user = userOf(record.user)

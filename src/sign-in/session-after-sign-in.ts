@@ -6,6 +6,7 @@
 // tenant, starts clean.
 import type { LoginTransaction } from './login-transactions.js'
 import { unionScopes } from '../scopes.js'
+import { RECORD_FORMAT } from '../store/record-format.js'
 
 export interface PreviousSignIn {
   userId?: string | undefined
@@ -26,6 +27,7 @@ export interface CompletedSignInFacts {
 }
 
 export interface SignedInSession {
+  format: number
   grantId: string
   tenant: string
   user: { id: string | undefined, name: string | undefined, email: string | undefined }
@@ -41,6 +43,7 @@ export function sessionAfterSignIn (previous: PreviousSignIn, completed: Complet
   // Denials matter only while the user keeps asking for more; a plain sign-in forgets them.
   const carriedDenials = sameUser && transaction.addedScopes.length > 0 ? previous.deniedScopes ?? [] : []
   return {
+    format: RECORD_FORMAT,
     grantId: completed.grantId,
     tenant: transaction.tenant,
     // user/info failing during a re-authorization must not blank the same person's profile.

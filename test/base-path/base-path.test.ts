@@ -2,6 +2,7 @@
 // path and nowhere else; the sign-in goes out with the callback under it and comes back to it; the
 // URLs media-bff hands out (login_url, reauthorize_url, finish_url, relayed links, the browser
 // module) carry it; cookies keep the __Host- rules (Path=/); metric labels stay as without it.
+import { readFile } from 'node:fs/promises'
 import t from 'tap'
 import { request } from 'undici'
 import { startStack } from '../helpers/bff.js'
@@ -28,6 +29,11 @@ t.test('every route answers under the base path, and nothing at the root', async
     await inside.body.dump()
     t.equal(inside.statusCode, 200, `${BASE}${path}`)
   }
+})
+
+t.test('/healthz names the version this replica runs (a rolling upgrade shows which is which)', async (t) => {
+  const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  t.same((await bff.browser().get(`${BASE}/healthz`)).json(), { status: 'ok', version })
 })
 
 t.test('signed out: the session names the sign-in under the base path', async (t) => {

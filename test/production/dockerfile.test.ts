@@ -82,7 +82,7 @@ t.test('the image\'s HEALTHCHECK command, run: 0 for a healthy /healthz, 1 other
   const command = execForm(runtime?.all('HEALTHCHECK')[0]?.args ?? '') ?? []
   let status = 200
   const server = createServer((request, response) => {
-    response.statusCode = request.url === '/healthz' ? status : 404
+    response.statusCode = request.url === '/healthz' || request.url === '/media-bff/healthz' ? status : 404
     response.end('{}')
   })
   server.listen(0, '127.0.0.1')
@@ -95,6 +95,8 @@ t.test('the image\'s HEALTHCHECK command, run: 0 for a healthy /healthz, 1 other
     return code
   }
   t.equal(await check({ PORT: port }), 0, 'healthy on the port PORT names')
+  t.equal(await check({ PORT: port, BASE_PATH: '/media-bff/' }), 0, 'under BASE_PATH')
+  t.equal(await check({ PORT: port, BASE_PATH: '/elsewhere' }), 1, 'only there')
   status = 503
   t.equal(await check({ PORT: port }), 1, 'unhealthy when /healthz fails')
   server.close()
