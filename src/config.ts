@@ -100,10 +100,14 @@ export class ConfigError extends Error {
 const MIN_SECRET_LENGTH = 32
 
 /** Variables that hold secrets: each must be the secret itself, not the command that makes one. */
-const SECRET_VARIABLES = ['SESSION_SECRETS', 'TOKEN_KEYS', 'OAUTH_CLIENT_SECRET', 'METRICS_TOKEN', 'OPERATOR_TOKEN', 'WEBHOOK_KEYS']
+export const SECRET_VARIABLES = ['SESSION_SECRETS', 'TOKEN_KEYS', 'OAUTH_CLIENT_SECRET', 'METRICS_TOKEN', 'OPERATOR_TOKEN', 'WEBHOOK_KEYS'] as const
+
+/** Variables that may come from a file NAME_FILE names: the secrets, and REDIS_URL, which carries Redis's password. */
+export const FILE_VARIABLES = [...SECRET_VARIABLES, 'REDIS_URL'] as const
 
 export function loadConfig (env: Env = process.env): Config {
   const read = new EnvReader(env)
+  read.readFromFiles(FILE_VARIABLES)
   read.refuseUnexpanded(SECRET_VARIABLES)
 
   const publicUrlSetting = read.url('PUBLIC_URL', read.required('PUBLIC_URL', 'the address browsers use, e.g. https://media.example.org'))

@@ -43,7 +43,9 @@ const emulator = await startEmulator({
 
 // The emulator's webhooks come to this media-bff, signed with a key made for this run, unless
 // WEBHOOK_KEYS or EMULATOR_WEBHOOK_URL say where they go and how they are signed.
-const webhookKey = env.WEBHOOK_KEYS === undefined && emulatorOptions.webhooks === undefined ? randomBytes(24).toString('base64url') : undefined
+/** Whether the environment gives this secret, itself or as NAME_FILE (a default beside it would be refused). */
+const given = (name: string): boolean => env[name] !== undefined || env[`${name}_FILE`] !== undefined
+const webhookKey = !given('WEBHOOK_KEYS') && emulatorOptions.webhooks === undefined ? randomBytes(24).toString('base64url') : undefined
 
 let config
 try {
@@ -51,8 +53,9 @@ try {
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
     // Fresh secrets per run: the demo's sessions live in memory and end with the process anyway.
-    SESSION_SECRETS: randomBytes(32).toString('base64url'),
-    TOKEN_KEYS: `dev:${randomBytes(32).toString('base64')}`,
+    ...(given('SESSION_SECRETS') ? {} : { SESSION_SECRETS: randomBytes(32).toString('base64url') }),
+    ...(given('TOKEN_KEYS') ? {} : { TOKEN_KEYS: `dev:${randomBytes(32).toString('base64')}` }),
+    ...(given('OAUTH_CLIENT_SECRET') ? {} : { OAUTH_CLIENT_SECRET: emulator.clientSecret }),
     OAUTH_SCOPES: 'basic user.info',
     ...(webhookKey === undefined ? {} : { WEBHOOK_KEYS: webhookKey }),
     ...env,
@@ -60,7 +63,6 @@ try {
     PUBLIC_URL: publicUrl,
     MEDIA_BASE_URL: env.MEDIA_BASE_URL ?? emulator.baseUrl,
     OAUTH_CLIENT_ID: env.OAUTH_CLIENT_ID ?? emulator.clientId,
-    OAUTH_CLIENT_SECRET: env.OAUTH_CLIENT_SECRET ?? emulator.clientSecret,
     ALLOW_INSECURE_UPSTREAM: 'on',
     DEMO_SITE: 'on'
   })

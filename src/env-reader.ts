@@ -1,19 +1,25 @@
 // Small typed readers for environment variables. Each reader records a problem naming the
 // variable instead of throwing, so one start-up run reports every bad variable at once.
+import { readFileSync } from 'node:fs'
 
 export type Env = Record<string, string | undefined>
 
 export class EnvReader {
   readonly problems: string[] = []
+  /** Values read from the files NAME_FILE names (readFromFiles); they stand for NAME. */
+  private readonly fromFiles = new Map<string, string>()
+  /** Variables whose NAME_FILE could not be used: that problem is theirs, not "is required" too. */
+  private readonly fileFailed = new Set<string>()
   constructor (private readonly env: Env) {}
 
   /** The trimmed value, or undefined when unset or blank. */
   raw (name: string): string | undefined {
-    const value = this.env[name]?.trim()
+    const value = (this.fromFiles.get(name) ?? this.env[name])?.trim()
     return value === undefined || value === '' ? undefined : value
   }
 
   problem (name: string, message: string): void {
+    if (this.fileFailed.has(name)) return
     this.problems.push(`${name}: ${message}`)
   }
 
@@ -77,6 +83,40 @@ export class EnvReader {
       return fallbackMs
     }
     return ms
+  }
+
+  /**
+   * NAME_FILE, for each of `names`: NAME's value is read from that file, as Docker and Kubernetes
+   * mount secrets (a trailing newline dropped), so the secret stays out of the environment that
+   * every child process inherits and `/proc/<pid>/environ` shows. Both set would leave it unclear
+   * which one counts, so that is refused. Messages name the variable and the file, never the
+   * file's content.
+   */
+  readFromFiles (names: readonly string[]): void {
+    for (const name of names) {
+      const file = this.raw(`${name}_FILE`)
+      if (file === undefined) continue
+      if (this.raw(name) !== undefined) {
+        this.problem(name, `is set and so is ${name}_FILE; set only one of them`)
+        continue
+      }
+      const failed = (why: string): void => {
+        this.problem(`${name}_FILE`, `${file} ${why}`)
+        this.fileFailed.add(name)
+      }
+      let text: string
+      try {
+        text = readFileSync(file, 'utf8')
+      } catch (error) {
+        failed(`cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`)
+        continue
+      }
+      const value = text.replace(/\r?\n$/, '')
+      if (value.trim() === '') failed('is empty')
+      // Lines would become part of one value (a comma list is split on commas only).
+      else if (/[\r\n]/.test(value.trim())) failed('holds more than one line; write the value on one line (several values as a comma list)')
+      else this.fromFiles.set(name, value)
+    }
   }
 
   /**

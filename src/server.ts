@@ -5,8 +5,7 @@ import closeWithGrace from 'close-with-grace'
 import { ConfigError, loadConfig } from './config.js'
 import { buildApp } from './app.js'
 import { withEnvFile } from './env-file.js'
-
-const GRACE_MS = 20_000
+import { SHUTDOWN_GRACE_MS } from './server-options.js'
 
 async function main (): Promise<void> {
   let config
@@ -25,7 +24,7 @@ async function main (): Promise<void> {
   if (fromFile.file !== undefined) app.log.info({ file: fromFile.file, variables: fromFile.taken }, 'configuration: variables taken from a file (the environment set none of them)')
   // On SIGTERM: stop accepting, let in-flight requests finish (new ones get 503 while closing),
   // then close Redis and the upstream pools through the onClose hooks.
-  closeWithGrace({ delay: GRACE_MS }, async ({ signal, err }) => {
+  closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
     if (err !== undefined) app.log.error({ err }, 'closing after an error')
     else app.log.info({ signal }, 'closing')
     await app.close()

@@ -1,25 +1,7 @@
 import t from 'tap'
-import { ConfigError, loadConfig } from '../src/config.js'
+import { loadConfig } from '../src/config.js'
 import { parseRedisUrl } from '../src/store/redis-url.js'
-
-const valid = {
-  PUBLIC_URL: 'https://media.example.org',
-  MEDIA_BASE_URL: 'https://tenant.media.example',
-  OAUTH_CLIENT_ID: 'client',
-  OAUTH_CLIENT_SECRET: 'secret',
-  SESSION_SECRETS: 'a'.repeat(32),
-  TOKEN_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`
-}
-
-function problemsOf (env: Record<string, string>): string[] {
-  try {
-    loadConfig(env)
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems
-    throw error
-  }
-  return []
-}
+import { problemsOf, validEnv as valid } from './helpers/config-env.js'
 
 t.test('a valid configuration loads with the documented defaults', async (t) => {
   const config = loadConfig(valid)
