@@ -10,7 +10,16 @@ export const suitePrograms: Record<string, string> = {
   nginx: 'nginx',
   chromium: 'chromium',
   openssl: 'openssl',
-  curl: 'curl'
+  curl: 'curl',
+  kubectl: 'kubectl'
+}
+
+/**
+ * A package to install instead where the apt sources have none of the first name: Debian has no
+ * `kubectl` (Kubernetes's own apt repository does), but its `kubernetes-client` is an older kubectl.
+ */
+export const fallbackPackages: Record<string, string> = {
+  kubectl: 'kubernetes-client'
 }
 
 // nginx is in /usr/sbin, which is not on every user's PATH.
@@ -38,5 +47,8 @@ export function installCommand (packages: string[], asRoot = process.getuid?.() 
 export function requireProgram (name: string): string {
   const found = findProgram(name)
   if (found !== undefined) return found
-  throw new Error(`${name} is needed by this test but was not found on PATH. Install it: ${installCommand([suitePrograms[name] ?? name])}`)
+  const pkg = suitePrograms[name] ?? name
+  const fallback = fallbackPackages[pkg]
+  const otherwise = fallback === undefined ? '' : ` (where the apt sources have no ${pkg}: ${installCommand([fallback])})`
+  throw new Error(`${name} is needed by this test but was not found on PATH. Install it: ${installCommand([pkg])}${otherwise}`)
 }

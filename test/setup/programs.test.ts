@@ -10,10 +10,11 @@ import { planPrograms } from './programs-plan.js'
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
 
-const machine = (missing: string[], { hasAptGet = true, isRoot = true } = {}) => ({
+const machine = (missing: string[], { hasAptGet = true, isRoot = true, sources = ['kubectl', 'kubernetes-client'] } = {}) => ({
   found: (program: string) => !missing.includes(program),
   hasAptGet,
-  isRoot
+  isRoot,
+  inSources: (pkg: string) => sources.includes(pkg)
 })
 
 async function * typeScriptFiles (dir: string): AsyncGenerator<string> {
@@ -57,6 +58,15 @@ t.test('missing without apt-get: stops with the Debian command and says what it 
   t.equal(plan.action, 'stop')
   t.match(plan.action === 'stop' && plan.message, 'Debian\'s package names')
   t.match(plan.action === 'stop' && plan.message, '\n  apt-get update && apt-get install -y --no-install-recommends openssl')
+})
+
+t.test('kubectl: its own package where the apt sources have it, Debian\'s kubernetes-client otherwise', async (t) => {
+  const plan = (sources: string[], options = {}): ReturnType<typeof planPrograms> => planPrograms(machine(['kubectl', 'curl'], { sources, ...options }))
+  t.same(plan(['kubectl', 'kubernetes-client']), { action: 'install', packages: ['curl', 'kubectl'], message: 'npm test: installing curl kubectl with apt-get: the tests drive a real curl, kubectl, not found on this machine.' })
+  t.match(plan(['kubernetes-client']), { action: 'install', packages: ['curl', 'kubernetes-client'] })
+  t.match(plan([]), { action: 'install', packages: ['curl', 'kubectl'] }, 'neither: apt-get names the one asked for')
+  t.match(plan(['kubernetes-client'], { isRoot: false }), { action: 'stop', message: /apt-get install -y --no-install-recommends curl kubernetes-client$/ })
+  t.match(plan([], { hasAptGet: false }), { action: 'stop', message: /apt-get install -y --no-install-recommends curl kubectl$/ }, 'no apt-get: the program\'s own package name')
 })
 
 t.test('a test that needs a missing program fails with the install command', async (t) => {

@@ -5,27 +5,34 @@ import { spawnSync } from 'node:child_process'
 import { findProgram, suitePrograms } from '../helpers/programs.js'
 import { planPrograms } from './programs-plan.js'
 
+const hasAptGet = process.platform === 'linux' && findProgram('apt-get') !== undefined
 const machine = () => ({
   found: (program: string) => findProgram(program) !== undefined,
-  hasAptGet: process.platform === 'linux' && findProgram('apt-get') !== undefined,
-  isRoot: process.getuid?.() === 0
+  hasAptGet,
+  isRoot: process.getuid?.() === 0,
+  inSources: (pkg: string) => hasAptGet && spawnSync('apt-cache', ['madison', pkg], { encoding: 'utf8' }).stdout.trim() !== ''
 })
 
-const plan = planPrograms(machine())
+const aptGet = (args: string[]): void => {
+  const result = spawnSync('apt-get', args, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, encoding: 'utf8' })
+  if (result.status !== 0) {
+    process.stderr.write(`${result.stdout}${result.stderr}npm test: apt-get ${args.join(' ')} failed (exit ${String(result.status)}).\n`)
+    process.exit(1)
+  }
+}
+
+let plan = planPrograms(machine())
+if (plan.action === 'install') {
+  aptGet(['update', '-qq'])
+  // With the package lists fresh, which packages the sources offer is known (kubectl's fallback).
+  plan = planPrograms(machine())
+}
 if (plan.action === 'stop') {
   process.stderr.write(`${plan.message}\n`)
   process.exit(1)
 }
 if (plan.action === 'install') {
   process.stdout.write(`${plan.message}\n`)
-  const aptGet = (args: string[]): void => {
-    const result = spawnSync('apt-get', args, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, encoding: 'utf8' })
-    if (result.status !== 0) {
-      process.stderr.write(`${result.stdout}${result.stderr}npm test: apt-get ${args.join(' ')} failed (exit ${String(result.status)}).\n`)
-      process.exit(1)
-    }
-  }
-  aptGet(['update', '-qq'])
   aptGet(['install', '-y', '-qq', '--no-install-recommends', ...plan.packages])
   // Debian's packages start services of their own on install; the tests start their own copies.
   for (const service of ['nginx', 'redis-server'].filter((name) => plan.packages.includes(name))) {
