@@ -41,10 +41,11 @@ const emulator = await startEmulator({
   process.exit(78)
 })
 
-// The emulator's webhooks come to this media-bff, signed with a key made for this run, unless
-// WEBHOOK_KEYS or EMULATOR_WEBHOOK_URL say where they go and how they are signed.
 /** Whether the environment gives this secret, itself or as NAME_FILE (a default beside it would be refused). */
 const given = (name: string): boolean => env[name] !== undefined || env[`${name}_FILE`] !== undefined
+
+// The emulator's webhooks come to this media-bff, signed with a key made for this run, unless
+// WEBHOOK_KEYS or EMULATOR_WEBHOOK_URL say where they go and how they are signed.
 const webhookKey = !given('WEBHOOK_KEYS') && emulatorOptions.webhooks === undefined ? randomBytes(24).toString('base64url') : undefined
 
 let config
