@@ -3,27 +3,11 @@
 // from the redirect URI, or refused at start when the two disagree.
 import t from 'tap'
 import fc from 'fast-check'
-import { ConfigError, loadConfig } from '../../src/config.js'
+import { loadConfig } from '../../src/config.js'
+import { problemsOf, validEnv } from '../helpers/config-env.js'
 
-const valid = {
-  PUBLIC_URL: 'https://site.example.org',
-  MEDIA_BASE_URL: 'https://tenant.media.example',
-  OAUTH_CLIENT_ID: 'client',
-  OAUTH_CLIENT_SECRET: 'secret',
-  SESSION_SECRETS: 'a'.repeat(32),
-  TOKEN_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`
-}
+const valid = { ...validEnv, PUBLIC_URL: 'https://site.example.org' }
 const production = { ...valid, NODE_ENV: 'production', UPLOAD_ALLOWED_HOSTS: 'upload.media.example' }
-
-function problemsOf (env: Record<string, string>): string[] {
-  try {
-    loadConfig(env)
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems
-    throw error
-  }
-  return []
-}
 
 t.test('no BASE_PATH: the origin\'s root, the callback at /auth/callback', async (t) => {
   const config = loadConfig(valid)
