@@ -13,5 +13,6 @@ declare module 'fastify' {
 
 export default fp<{ config: Config, clock?: () => number }>(async (app, { config, clock = Date.now }) => {
   app.decorate('config', config)
+  for (const warning of config.warnings) app.log.warn({ warning }, 'configuration: likely a mistake')
   app.decorate('clock', clock)
 }, { name: 'config', fastify: '5.x' })

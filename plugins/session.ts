@@ -49,7 +49,12 @@ declare module 'fastify' {
      * replaces deleted, and the session indexed under its person (in place of the one it
      * replaces). Nothing is kept if the store fails meanwhile.
      */
-    beginSession: (request: FastifyRequest, signedIn: SignedInSession) => Promise<void>
+    beginSession: (request: FastifyRequest, signedIn: SignedInSession, replacing: SignedIn | undefined) => Promise<void>
+    /**
+     * The live signed-in session stored under `sid`, or undefined: the one a sign-in began in, which
+     * the callback (arriving without the SameSite=Strict cookie) replaces.
+     */
+    signedInById: (sid: string | undefined) => Promise<SignedIn | undefined>
   }
   interface Session {
     grantId?: string
@@ -74,14 +79,38 @@ declare module 'fastify' {
  */
 const MAX_TOUCH_INTERVAL_MS = 60_000
 
+/** Requests whose session came under the cookie's previous name: answered with today's. */
+const renamedCookie = new WeakSet<FastifyRequest>()
+
 export default fp(async (app) => {
   const { session: settings } = app.config
   const touchIntervalMs = Math.min(MAX_TOUCH_INTERVAL_MS, settings.idleTimeoutMs / 4)
   // Every cookie media-bff sets or clears carries these unless it says otherwise: so
   // @fastify/session's clearing of a cookie it cannot use (a forged or unknown id), which names
   // only the path, is Secure too, and a browser takes the clearing of a __Host- cookie.
-  const cookieDefaults = { httpOnly: true, secure: settings.secureCookie, sameSite: 'lax' as const, path: '/' }
+  // SameSite=Strict (RFC 10017): no request another site starts carries the session, not even a
+  // top-level navigation. Pages call media-bff with fetch from their own site, which carries it;
+  // the sign-in's own cookies are Lax (routes/auth.ts), as the media service's redirect back must
+  // carry them, and they name the session a sign-in replaces (LoginTransaction.previousSid).
+  const cookieDefaults = { httpOnly: true, secure: settings.secureCookie, sameSite: 'strict' as const, path: '/' }
   await app.register(fastifyCookie, { parseOptions: cookieDefaults })
+  // Between the cookie parser's hook and @fastify/session's: a session cookie under the name
+  // releases before 0.2.0 gave it is read as today's, then sent again under today's name (the
+  // keep-alive below) and cleared under the old one, so an upgrade signs nobody out.
+  const { previousCookieName } = settings
+  if (previousCookieName !== undefined) {
+    app.addHook('onRequest', (request, reply, done) => {
+      const previous = request.cookies[previousCookieName]
+      if (previous !== undefined) {
+        if (request.cookies[settings.cookieName] === undefined) {
+          request.cookies[settings.cookieName] = previous
+          renamedCookie.add(request)
+        }
+        reply.clearCookie(previousCookieName, { ...cookieDefaults, sameSite: 'lax' })
+      }
+      done()
+    })
+  }
   await app.register(fastifySession, {
     secret: rememberingSigner(new fastifyCookie.Signer(settings.secrets, 'sha256')),
     cookieName: settings.cookieName,
@@ -121,7 +150,7 @@ export default fp(async (app) => {
     // the first secret but, for a session this request does not modify, clears the cookie instead
     // of sending the new one (saveUninitialized: false). Touching the session sends the re-signed
     // cookie and re-seals the record with the current TOKEN_KEYS entry.
-    const signedWithOldSecret = request.cookies[settings.cookieName] !== session.encryptedSessionId
+    const signedWithOldSecret = request.cookies[settings.cookieName] !== session.encryptedSessionId || renamedCookie.has(request)
     const isActivity = request.routeOptions.config.touchesSession !== false
     if ((isActivity && now - signedIn.lastSeen > touchIntervalMs) || signedWithOldSecret) keepAlive(request, now)
     done()
@@ -137,8 +166,22 @@ export default fp(async (app) => {
   app.decorate('keepAlive', (request: FastifyRequest) => { keepAlive(request) })
 
   app.decorate('endSignIn', async (request: FastifyRequest, reply: FastifyReply, reason: SessionEndReason = 'signed_out') => { await endSignIn(app, request, reply, reason) })
-  app.decorate('beginSession', async (request: FastifyRequest, signedIn: SignedInSession) => { await beginSession(app, request, signedIn) })
+  app.decorate('beginSession', async (request: FastifyRequest, signedIn: SignedInSession, replacing: SignedIn | undefined) => { await beginSession(app, request, signedIn, replacing) })
+  app.decorate('signedInById', async (sid: string | undefined): Promise<SignedIn | undefined> => {
+    if (sid === undefined) return undefined
+    const record = await new Promise<Record<string, unknown> | null | undefined>((resolve, reject) => {
+      app.sessionStore.get(sid, (error, value) => { if (error === null || error === undefined) resolve(value as Record<string, unknown> | null | undefined); else reject(error) })
+    })
+    const signedIn = record === null || record === undefined ? undefined : signedInOf(sid, record, settings)
+    return signedIn !== undefined && signedIn.endsAt >= app.clock() ? signedIn : undefined
+  })
 }, { name: 'session', dependencies: ['config', 'stores', 'metrics', 'live-updates'] })
+
+async function destroySession (app: FastifyInstance, sid: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    app.sessionStore.destroy(sid, (error) => { if (error === null || error === undefined) resolve(); else reject(error) })
+  })
+}
 
 async function endSignIn (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, reason: SessionEndReason): Promise<void> {
   const { session } = request
@@ -150,17 +193,21 @@ async function endSignIn (app: FastifyInstance, request: FastifyRequest, reply: 
   await session.destroy()
   if (session.handle !== undefined) app.live.announceSessionsEnded([session.handle], reason)
   const { cookieName, secureCookie } = app.config.session
-  reply.clearCookie(cookieName, { path: '/', httpOnly: true, secure: secureCookie, sameSite: 'lax' })
+  reply.clearCookie(cookieName, { path: '/', httpOnly: true, secure: secureCookie, sameSite: 'strict' })
 }
 
-async function beginSession (app: FastifyInstance, request: FastifyRequest, signedIn: SignedInSession): Promise<void> {
-  // The session this sign-in replaces (live, expired or none): the routes that begin one never
-  // end it first (config.replacesSession).
+async function beginSession (app: FastifyInstance, request: FastifyRequest, signedIn: SignedInSession, replacing: SignedIn | undefined): Promise<void> {
+  // The session this sign-in replaces: the live one `replacing` names (this request's, or the one
+  // the sign-in began in), else whatever this request carries (expired or none): the routes that
+  // begin one never end it first (config.replacesSession).
   const previous = request.session
-  const previousPerson = personOf(previous)
-  const previousHandle = previous.handle
-  const oldGrant = previous.grantId
+  const previousPerson = replacing === undefined ? personOf(previous) : replacing.person
+  const previousHandle = replacing === undefined ? previous.handle : replacing.handle
+  const oldGrant = replacing === undefined ? previous.grantId : replacing.grantId
   await request.session.regenerate()
+  // regenerate() destroyed the session this request carried; the one the sign-in began in may be
+  // another (the callback arrives without the Strict cookie).
+  if (replacing !== undefined && replacing.sid !== previous.sessionId) await destroySession(app, replacing.sid)
   if (oldGrant !== undefined) await app.grants.delete(oldGrant)
   // This browser's open pages follow it to the new session (they reconnect with the new cookie).
   if (previousHandle !== undefined) app.live.announceSessionsEnded([previousHandle], 'replaced')

@@ -97,7 +97,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     }
     // Nothing is stored: the transaction goes to the browser, sealed (src/sign-in/login-transactions.ts).
     const started = await startSignIn(config, app.authorizationServers, app.loginTransactions, {
-      tenant, returnTo, grantedScopes, addedScopes, cookies: request.cookies
+      tenant, returnTo, grantedScopes, addedScopes, cookies: request.cookies, previousSid: signedIn?.sid
     }).catch((error: unknown) => {
       if (!(error instanceof LoginTooLargeError)) throw error
       throw new AppError('invalid_request', 'return_to is too long for a sign-in to carry.', { details: { field: 'return_to' } })
@@ -152,8 +152,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   /** A completed sign-in becomes this browser's new session (what carries over is decided first). */
   const signIn = async (request: FastifyRequest, reply: FastifyReply, { completed, transaction }: Extract<CallbackOutcome, { kind: 'signed_in' }>): Promise<FastifyReply> => {
-    // Only a live session carries anything over (an expired one is replaced, not continued).
-    const previous = request.signedIn
+    // Only a live session carries anything over (an expired one is replaced, not continued): this
+    // request's, or (the callback arrives without the SameSite=Strict cookie) the one the sign-in
+    // began in.
+    // A store that cannot be read here fails the sign-in below, as it saves the new session.
+    const previous = request.signedIn ?? await app.signedInById(transaction.previousSid).catch(() => undefined)
     const signedIn = sessionAfterSignIn(
       previous === undefined ? {} : { userId: previous.user.id, tenant: previous.tenant, deniedScopes: [...previous.deniedScopes], uploadOwner: previous.uploadOwner, name: previous.user.name, email: previous.user.email, entitlements: previous.entitlements === undefined ? undefined : [...previous.entitlements] },
       { grantId: completed.grant.id, grantedScopes: completed.grant.scopes, user: completed.user, deniedScopes: completed.deniedScopes },
@@ -162,7 +165,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     )
     reply.header('cache-control', 'no-store')
     try {
-      await app.beginSession(request, signedIn)
+      await app.beginSession(request, signedIn, previous)
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) throw error
       // A browser navigation: the human page, not a JSON error; the new grant is not kept.

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs'
 import { EnvReader, type Env } from './env-reader.js'
 import { applyIssRequirement, readTenants, type Tenant } from './config-tenants.js'
 import { readMount } from './config-mount.js'
+import { isSameSite, siteOf } from './same-site.js'
 import { isAddressOrCidr, trustsEveryone } from './trusted-proxies.js'
 import { parseTokenKeys, type TokenKey } from './store/token-cipher.js'
 import { parseRedisUrl, RedisUrlError } from './store/redis-url.js'
@@ -17,6 +18,8 @@ export type TokenAuthMethod = 'client_secret_post' | 'client_secret_basic'
 export interface Config {
   publicUrl: string
   publicOrigin: string
+  /** Settings that work but are likely mistakes: each logged once at start (plugins/config.ts). */
+  warnings: readonly string[]
   /** '' or a path such as /media-bff: where media-bff answers on PUBLIC_URL's origin (BASE_PATH). */
   basePath: string
   host: string
@@ -44,7 +47,9 @@ export interface Config {
   }
   session: {
     cookieName: string
-    /** Secure cookie and __Host- prefix; only dropped for a plain-http PUBLIC_URL. */
+    /** The name the session cookie had before (0.1.0's __Host-<name>): read, and replaced by cookieName. */
+    previousCookieName: string | undefined
+    /** Secure cookie and __Host-Http- prefix; only dropped for a plain-http PUBLIC_URL. */
     secureCookie: boolean
     secrets: string[]
     idleTimeoutMs: number
@@ -160,11 +165,13 @@ export function loadConfig (env: Env = process.env): Config {
     }
   }
 
-  const cookieNameSetting = read.string('SESSION_COOKIE_NAME', '__Host-media-bff')
+  const cookieNameSetting = read.string('SESSION_COOKIE_NAME', 'media-bff')
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(cookieNameSetting)) read.problem('SESSION_COOKIE_NAME', 'must be 1 to 64 letters, digits, _ . and -')
-  // The __Host- prefix demands Secure, which browsers refuse on plain http; only the local demo
-  // on http://localhost runs without it.
-  const cookieName = isHttpsPublic ? ensureHostPrefix(cookieNameSetting) : cookieNameSetting.replace(/^__(Host|Secure)-/, '')
+  // Over https the name carries __Host-Http- (RFC 10017): host-only, Secure, Path=/, and only ever
+  // set by a server, never by a page's script. The prefixes demand Secure, which browsers refuse
+  // on plain http; only the local demo on http://localhost runs without them.
+  const cookieBase = cookieNameSetting.replace(/^(__Host-Http-|__Http-|__Host-|__Secure-)/, '')
+  const cookieName = isHttpsPublic ? `__Host-Http-${cookieBase}` : cookieBase
 
   const idleTimeoutMs = read.duration('SESSION_IDLE_TIMEOUT', 2 * 3_600_000)
   const absoluteTimeoutMs = read.duration('SESSION_ABSOLUTE_TIMEOUT', 12 * 3_600_000)
@@ -180,6 +187,14 @@ export function loadConfig (env: Env = process.env): Config {
   const allowedOrigins = read.list('ALLOWED_ORIGINS').map((origin) => {
     const url = read.url('ALLOWED_ORIGINS', origin)
     if (url !== undefined && new URL(url).origin !== url) read.problem('ALLOWED_ORIGINS', `"${origin}" must be an origin (scheme, host, port) without a path`)
+    // The session cookie never goes with a request from another site: a page there could call
+    // media-bff but would never be signed in.
+    else if (url !== undefined && publicUrlSetting !== undefined && !isSameSite(url, publicOrigin)) {
+      const why = `"${origin}" is not the same site as PUBLIC_URL (${siteOf(publicOrigin)}): the session cookie is never sent from it, so its pages are never signed in. Serve that site under PUBLIC_URL's site (best: the same origin, with BASE_PATH)`
+      // In production a plain-http end is refused on its own (below); one problem each.
+      if (!production) read.warn('ALLOWED_ORIGINS', why)
+      else if (isHttpsPublic && url.startsWith('https:')) read.problem('ALLOWED_ORIGINS', `${why} (NODE_ENV=production)`)
+    }
     return url ?? ''
   })
 
@@ -230,6 +245,7 @@ export function loadConfig (env: Env = process.env): Config {
     publicUrl,
     publicOrigin,
     basePath,
+    warnings: read.warnings,
     host: read.string('HOST', '0.0.0.0'),
     port: read.integer('PORT', 3000, { min: 0, max: 65535 }),
     logLevel: readLogLevel(read),
@@ -250,6 +266,8 @@ export function loadConfig (env: Env = process.env): Config {
     },
     session: {
       cookieName,
+      // Releases before 0.2.0 named it __Host-<name>: still read, so nobody is signed out by the upgrade.
+      previousCookieName: isHttpsPublic ? `__Host-${cookieBase}` : undefined,
       secureCookie: isHttpsPublic,
       secrets,
       idleTimeoutMs,
@@ -379,10 +397,6 @@ function readBearerToken (read: EnvReader, name: string): string | undefined {
     read.problem(name, `must be a random string of at least ${MIN_SECRET_LENGTH} characters usable in a Bearer header (letters, digits, - . _ ~ + /)`)
   }
   return token
-}
-
-function ensureHostPrefix (name: string): string {
-  return name.startsWith('__Host-') ? name : `__Host-${name.replace(/^__Secure-/, '')}`
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']

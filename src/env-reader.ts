@@ -6,6 +6,8 @@ export type Env = Record<string, string | undefined>
 
 export class EnvReader {
   readonly problems: string[] = []
+  /** What works but is likely a mistake: logged at start, never refused (production refuses instead). */
+  readonly warnings: string[] = []
   /** Values read from the files NAME_FILE names (readFromFiles); they stand for NAME. */
   private readonly fromFiles = new Map<string, string>()
   /** Variables whose NAME_FILE could not be used: that problem is theirs, not "is required" too. */
@@ -16,6 +18,10 @@ export class EnvReader {
   raw (name: string): string | undefined {
     const value = (this.fromFiles.get(name) ?? this.env[name])?.trim()
     return value === undefined || value === '' ? undefined : value
+  }
+
+  warn (name: string, message: string): void {
+    this.warnings.push(`${name}: ${message}`)
   }
 
   problem (name: string, message: string): void {

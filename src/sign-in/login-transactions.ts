@@ -31,6 +31,12 @@ export interface LoginTransaction {
   scopes: string[]
   /** Scopes newly asked for on top of what the session had (incremental authorization). */
   addedScopes: string[]
+  /**
+   * The session this browser was signed in with when the sign-in began, which the sign-in will
+   * replace. The session cookie is SameSite=Strict, so the callback (a navigation the media
+   * service starts) arrives without it; this sealed cookie, SameSite=Lax, carries its id there.
+   */
+  previousSid?: string
   createdAt: number
 }
 
@@ -181,6 +187,7 @@ function pack (transaction: LoginTransaction, defaultTenant: string | undefined)
     r: transaction.returnTo,
     s: transaction.scopes.join(' '),
     a: transaction.addedScopes.join(' '),
+    ...(transaction.previousSid === undefined ? {} : { p: transaction.previousSid }),
     c: transaction.createdAt
   })
 }
@@ -189,10 +196,11 @@ function pack (transaction: LoginTransaction, defaultTenant: string | undefined)
 function unpack (json: string, defaultTenant: string | undefined): LoginTransaction | undefined {
   const value = JSON.parse(json) as Record<string, unknown>
   if ('codeVerifier' in value) return value as unknown as LoginTransaction
-  const { t = defaultTenant, v, r, s, a, c } = value
+  const { t = defaultTenant, v, r, s, a, p, c } = value
   if (typeof t !== 'string' || typeof v !== 'string' || typeof r !== 'string' || typeof s !== 'string' || typeof a !== 'string' || typeof c !== 'number') return undefined
+  if (p !== undefined && typeof p !== 'string') return undefined
   const words = (text: string): string[] => text === '' ? [] : text.split(' ')
-  return { tenant: t, codeVerifier: v, returnTo: r, scopes: words(s), addedScopes: words(a), createdAt: c }
+  return { tenant: t, codeVerifier: v, returnTo: r, scopes: words(s), addedScopes: words(a), ...(p === undefined ? {} : { previousSid: p }), createdAt: c }
 }
 
 function digest (value: string): string {

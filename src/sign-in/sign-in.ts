@@ -17,6 +17,8 @@ export interface StartSignIn {
   addedScopes: string[]
   /** The browser's cookies: its other sign-ins, of which the oldest may have to go. */
   cookies: Readonly<Record<string, string | undefined>>
+  /** The signed-in session's id, which a completed sign-in replaces (LoginTransaction.previousSid). */
+  previousSid?: string | undefined
 }
 
 export interface SignInStart extends Omit<StartedLogin, 'state'> {
@@ -34,7 +36,8 @@ export async function startSignIn (config: Config, servers: AuthorizationServers
     codeVerifier,
     returnTo: request.returnTo,
     scopes,
-    addedScopes: request.addedScopes.filter((scope) => !request.grantedScopes.includes(scope))
+    addedScopes: request.addedScopes.filter((scope) => !request.grantedScopes.includes(scope)),
+    ...(request.previousSid === undefined ? {} : { previousSid: request.previousSid })
   }, request.cookies)
   const authorizationUrl = buildAuthorizationUrl(server, {
     redirectUri: config.oauth.redirectUri,

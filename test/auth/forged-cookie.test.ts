@@ -10,11 +10,11 @@ t.test('clearing a forged __Host- cookie carries Secure, HttpOnly and Path=/', a
   const upstream = { baseUrl: 'http://127.0.0.1:9', clientId: 'client', clientSecret: 'secret' } as RunningEmulator
   const bff = await startBff(upstream, { PUBLIC_URL: 'https://bff.example' })
   t.teardown(bff.close)
-  t.equal(bff.config.session.cookieName, '__Host-media-bff')
+  t.equal(bff.config.session.cookieName, '__Host-Http-media-bff')
   for (const forged of ['forged-session-id.not-a-signature', 'x', 'a.b.c']) {
-    const answer = await bff.browser({ cookie: `__Host-media-bff=${forged}` }).get('/auth/session')
+    const answer = await bff.browser({ cookie: `__Host-Http-media-bff=${forged}` }).get('/auth/session')
     t.equal(answer.status, 200)
-    const clearing = answer.setCookies.map(parseSetCookie).find((cookie) => cookie.name === '__Host-media-bff')
+    const clearing = answer.setCookies.map(parseSetCookie).find((cookie) => cookie.name === '__Host-Http-media-bff')
     t.ok(clearing, `${forged}: the cookie is cleared`)
     t.equal(clearing?.value, '', 'with an empty value')
     t.equal(clearing?.attributes.secure, true, 'Secure, or the browser ignores it')

@@ -19,8 +19,8 @@ export interface DemoRun {
   newContext: () => Promise<BrowserContext>
 }
 
-export async function openDemo (t: Test, env: Record<string, string> = {}, emulator: EmulatorOptions = {}): Promise<DemoRun> {
-  const stack = await startStack({ env: { DEMO_SITE: 'on', ...env }, emulator })
+export async function openDemo (t: Test, env: Record<string, string> = {}, emulator: EmulatorOptions = {}, publicHost?: string): Promise<DemoRun> {
+  const stack = await startStack({ env: { DEMO_SITE: 'on', ...env }, emulator, ...(publicHost === undefined ? {} : { publicHost }) })
   t.teardown(stack.close)
   return { stack, ...await openDemoBrowser(t) }
 }

@@ -84,13 +84,14 @@ export async function startEmulatorFor (port: number, options: EmulatorOptions =
 }
 
 /** Emulator + BFF wired together for one test. */
-export async function startStack (options: { emulator?: EmulatorOptions, env?: Record<string, string | undefined>, publicUrl?: string } = {}): Promise<{ emulator: RunningEmulator, bff: TestBff, close: () => Promise<void> }> {
+export async function startStack (options: { emulator?: EmulatorOptions, env?: Record<string, string | undefined>, publicUrl?: string, publicHost?: string } = {}): Promise<{ emulator: RunningEmulator, bff: TestBff, close: () => Promise<void> }> {
   // The port media-bff will listen on must be known before the emulator starts (its registered
   // redirect URI names it); the kernel may hand that very port to one of the emulator's own
   // listeners (port 0) in between. Then both go and the stack starts again on another port.
   for (let attempt = 1; ; attempt++) {
     const port = await freePort()
-    const publicUrl = options.publicUrl ?? `http://127.0.0.1:${port}`
+    // publicHost: another name for this machine (localhost), another site than the emulator's 127.0.0.1.
+    const publicUrl = options.publicUrl ?? `http://${options.publicHost ?? '127.0.0.1'}:${port}`
     // Under a BASE_PATH the callback moves with every other route.
     const basePath = (options.env?.BASE_PATH ?? '').replace(/\/+$/, '')
     const emulator = await startEmulatorFor(port, { redirectUri: `${publicUrl}${basePath}/auth/callback`, ...options.emulator }, publicUrl)

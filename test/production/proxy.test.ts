@@ -11,7 +11,7 @@ import { consent, onServer, signIn, startLogin } from '../helpers/sign-in.js'
 import { uploadDirect } from '../helpers/direct-upload.js'
 import { PROXY_ADDRESS, nextGoesTo, startProductionStack } from './stack.js'
 
-const COOKIE = '__Host-media-bff'
+const COOKIE = '__Host-Http-media-bff'
 
 const sessionCookie = (response: HttpResponse): ReturnType<typeof parseSetCookie> | undefined =>
   response.setCookies.map(parseSetCookie).find((cookie) => cookie.name === COOKIE)
@@ -29,7 +29,7 @@ t.test('sign in through one replica, register and finish served by the other, al
 
   const cookie = sessionCookie(callback)
   t.ok(cookie, 'the callback set the session cookie')
-  t.match(cookie?.attributes, { secure: true, httponly: true, path: '/', samesite: 'Lax' }, 'Secure, HttpOnly, Path=/, SameSite=Lax through the proxy')
+  t.match(cookie?.attributes, { secure: true, httponly: true, path: '/', samesite: 'Strict' }, 'Secure, HttpOnly, Path=/, SameSite=Strict through the proxy')
   t.notOk(cookie?.attributes.domain, '__Host- cookies carry no Domain')
 
   await nextGoesTo(stack, other)

@@ -9,7 +9,7 @@ import { signIn } from '../helpers/sign-in.js'
 import { createTokenCipher, parseTokenKeys } from '../../src/store/token-cipher.js'
 import { newSessionSecret, newTokenKey, startProductionStack } from './stack.js'
 
-const COOKIE = '__Host-media-bff'
+const COOKIE = '__Host-Http-media-bff'
 // Short-lived access tokens: the first call 2 s after a sign-in refreshes, which rewrites the grant.
 const ACCESS_TOKEN_TTL_S = 4
 
