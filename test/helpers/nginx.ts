@@ -12,6 +12,8 @@ import { requireProgram } from './programs.js'
 import { freePort, waitForPort } from './ports.js'
 
 export const productionNginxConf = fileURLToPath(new URL('../../docker/nginx.conf', import.meta.url))
+/** The example serving a site and media-bff (under /media-bff) on one origin. */
+export const sameOriginNginxConf = fileURLToPath(new URL('../../docker/nginx-same-origin.conf', import.meta.url))
 
 export interface NginxOptions {
   /** host:port of each media-bff replica, in order. */
@@ -22,6 +24,10 @@ export interface NginxOptions {
   httpPort?: number
   /** Test-only directives added to the https server block (e.g. a header naming the upstream). */
   extraServerDirectives?: string[]
+  /** The configuration to run: docker/nginx.conf unless another example is named. */
+  confFile?: string
+  /** For an example that serves a site: the folder of the site's files, in place of /srv/site. */
+  siteRoot?: string
 }
 
 export interface RunningNginx {
@@ -46,7 +52,7 @@ export function testNginxConf (source: string, options: NginxOptions, paths: Tes
   let conf = source
   const swap = (pattern: RegExp, replacement: string, what: string): void => {
     const count = conf.match(new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`))?.length ?? 0
-    if (count === 0) throw new Error(`docker/nginx.conf: no ${what} to adapt for the test (${pattern.source})`)
+    if (count === 0) throw new Error(`the nginx example: no ${what} to adapt for the test (${pattern.source})`)
     conf = conf.replace(pattern, replacement)
   }
   const file = (name: string): string => join(paths.dir, name)
@@ -77,6 +83,7 @@ export function testNginxConf (source: string, options: NginxOptions, paths: Tes
     swap(/^\s*http2 on;$\n/m, '', 'http2')
     conf = conf.replace(`listen 127.0.0.1:${paths.httpsPort} ssl `, `listen 127.0.0.1:${paths.httpsPort} ssl http2 `)
   }
+  if (options.siteRoot !== undefined) swap(/^(\s*)root \/srv\/site;$/m, `$1root ${options.siteRoot};`, 'site root')
   if (options.extraServerDirectives !== undefined && options.extraServerDirectives.length > 0) {
     // After the key: the one directive only the https server block has.
     swap(/^(\s*)ssl_certificate_key .*;$/m, `$&\n${options.extraServerDirectives.map((line) => `$1${line}`).join('\n')}`, 'https server block')
@@ -105,7 +112,7 @@ export async function startNginx (options: NginxOptions): Promise<RunningNginx> 
   const httpsPort = options.httpsPort ?? await freePort()
   const httpPort = options.httpPort ?? await freePort()
   const paths: TestPaths = { dir, httpsPort, httpPort, version: await nginxVersion(binary), runAsRoot: process.getuid?.() === 0 }
-  const conf = testNginxConf(await readFile(productionNginxConf, 'utf8'), options, paths)
+  const conf = testNginxConf(await readFile(options.confFile ?? productionNginxConf, 'utf8'), options, paths)
   const confFile = join(dir, 'nginx.conf')
   await writeFile(confFile, conf)
 

@@ -7,7 +7,7 @@ import { Agent, getGlobalDispatcher, setGlobalDispatcher } from 'undici'
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js'
 import { UNLIMITED_RATES } from '../helpers/bff.js'
 import { Browser, type HttpResponse } from '../helpers/http-client.js'
-import { startNginx, type RunningNginx } from '../helpers/nginx.js'
+import { startNginx, type NginxOptions, type RunningNginx } from '../helpers/nginx.js'
 import { freePort } from '../helpers/ports.js'
 import { startBffProcess, type BffProcess, type Env } from '../helpers/processes.js'
 import { startRedis, type RedisServer } from '../helpers/redis.js'
@@ -54,6 +54,8 @@ export interface StackOptions {
   replicas?: number
   env?: Env
   emulator?: EmulatorOptions
+  /** Another nginx example than docker/nginx.conf, and the site it serves. */
+  nginx?: Pick<NginxOptions, 'confFile' | 'siteRoot'>
 }
 
 /** The address nginx connects to the replicas from: any 127/8 address is loopback on Linux. */
@@ -79,7 +81,9 @@ export async function startProductionStack (t: Teardown, options: StackOptions =
 
   const httpsPort = await freePort()
   const publicUrl = `https://localhost:${httpsPort}`
-  const emulator = await startEmulator({ apiPort: 0, uploadPort: 0, redirectUri: `${publicUrl}/auth/callback`, ...options.emulator })
+  // Under a BASE_PATH the callback moves with every other route.
+  const basePath = (options.env?.BASE_PATH ?? '').replace(/\/+$/, '')
+  const emulator = await startEmulator({ apiPort: 0, uploadPort: 0, redirectUri: `${publicUrl}${basePath}/auth/callback`, ...options.emulator })
   cleanup(t, 'the emulator', emulator.stop)
 
   const keyPrefix = `prod-${randomBytes(4).toString('hex')}:`
@@ -125,6 +129,7 @@ export async function startProductionStack (t: Teardown, options: StackOptions =
     certFile: cert.certFile,
     keyFile: cert.keyFile,
     httpsPort,
+    ...options.nginx,
     extraServerDirectives: [
       `proxy_bind ${PROXY_ADDRESS};`,
       // Test-only: which replica answered, so tests can prove where a request was served.

@@ -1,0 +1,42 @@
+// The site's own page on the site's own origin, media-bff mounted at /media-bff by the same
+// nginx (docker/nginx-same-origin.conf): the module, the calls and the live channel all go to
+// /media-bff/... on this origin, so there is no CORS at all. Elements: #sign-in, #who, #folders,
+// #file, #upload, #files (data-status per file), #status.
+import { createMediaBffClient, MediaBffError } from '/media-bff/client/media-bff-client.js'
+
+const bff = createMediaBffClient({ baseUrl: '/media-bff' })
+const $ = (selector) => document.querySelector(selector)
+const say = (text) => { $('#status').textContent = text }
+
+$('#sign-in').addEventListener('click', () => { bff.signIn() })
+
+const showFile = (file) => {
+  const id = `file-${file.file_id}`
+  const item = document.getElementById(id) ?? $('#files').appendChild(Object.assign(document.createElement('li'), { id }))
+  item.textContent = file.title ?? file.filename ?? String(file.file_id)
+  item.dataset.status = file.status ?? 'unknown'
+}
+
+$('#upload').addEventListener('click', async () => {
+  try {
+    const registration = await bff.registerUpload({ folderId: 0, options: { autofinish: false } })
+    await bff.uploadFile(registration, $('#file').files[0])
+    const { files } = await bff.finishUpload(registration)
+    files.forEach(showFile)
+    say(`Uploaded ${files.length} file(s)`)
+  } catch (error) {
+    if (!(error instanceof MediaBffError)) throw error
+    if (!bff.follow(error)) say(error.message)
+  }
+})
+
+const session = await bff.getSession()
+$('#sign-in').hidden = session.authenticated
+if (session.authenticated) {
+  $('#who').textContent = session.user.name ?? ''
+  const contents = await bff.folders.contents(0)
+  for (const folder of contents.folders) $('#folders').appendChild(Object.assign(document.createElement('li'), { textContent: folder.name }))
+  const live = bff.liveEvents()
+  live.on('open', () => { document.body.dataset.live = 'open' })
+  live.on('file', ({ file }) => { showFile(file) })
+}
