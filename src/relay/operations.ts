@@ -2,7 +2,9 @@
 // /api/, each with the scope it needs and the query parameters and body fields it may carry.
 // Anything not listed here is never relayed. Paths are relative to the tenant's /api/; `:name`
 // marks a numeric id, the only variable part a path may have, so no encoding or dot-segment
-// trick can reach another upstream path.
+// trick can reach another upstream path. Operations on one path name its id alike (a folder's is
+// folder_id, whether it is read, renamed or given a new folder inside): the router and the
+// OpenAPI description know one template per path.
 
 export type RelayMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
@@ -46,7 +48,7 @@ export const RELAY_OPERATIONS: readonly RelayOperation[] = [
     },
     body: none
   },
-  { name: 'folder_create', method: 'POST', path: 'folders/:parent_id', scope: 'manage', summary: 'Create a folder inside parent_id', query: none, body: { name: folderName } },
+  { name: 'folder_create', method: 'POST', path: 'folders/:folder_id', scope: 'manage', summary: 'Create a folder inside folder_id', query: none, body: { name: folderName } },
   { name: 'folder_rename', method: 'PUT', path: 'folders/:folder_id', scope: 'manage', summary: 'Rename a folder', query: none, body: { name: folderName } },
   { name: 'folder_delete', method: 'DELETE', path: 'folders/:folder_id', scope: 'manage', summary: 'Delete a folder', query: none, body: none },
   { name: 'file', method: 'GET', path: 'files/:file_id', scope: 'basic', summary: 'A file', query: none, body: none },
