@@ -15,8 +15,10 @@ import fp from 'fastify-plugin'
 import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
+import { Type } from '@fastify/type-provider-typebox'
 import { AppError } from '../src/errors.js'
 import { version as serverVersion } from '../src/version.js'
+import { ErrorBody } from '../routes/schemas.js'
 
 const fromDist = import.meta.url.includes('/dist/')
 const root = fileURLToPath(new URL(fromDist ? '../../' : '../', import.meta.url))
@@ -30,6 +32,28 @@ const FILES = {
 type ClientFile = keyof typeof FILES
 
 const A_YEAR_S = 31_536_000
+
+// For the description only: the handlers check the names themselves and answer an unknown one
+// with 404, so nothing here constrains them.
+const File = Type.String({ description: 'media-bff-client.js (the module) or media-bff-client.d.ts (its types)', examples: Object.keys(FILES) })
+const Version = Type.String({ description: 'package.json\'s version and the start of the files\' SHA-256' })
+const Served = { description: 'The module (text/javascript) or its type declarations (text/plain)', content: { 'text/javascript': { schema: Type.String() }, 'text/plain': { schema: Type.String() } } }
+const CURRENT_SCHEMA = {
+  tags: ['client'],
+  summary: 'The browser module, its current version: revalidated on every use (ETag), open to every origin',
+  params: Type.Object({ file: File }),
+  response: { 200: Served, 304: Type.Null({ description: 'Not modified (If-None-Match)' }), 404: ErrorBody }
+}
+const VERSIONED_SCHEMA = {
+  tags: ['client'],
+  summary: 'The browser module, one version of it: cached for good (immutable), open to every origin',
+  params: Type.Object({ version: Version, file: File }),
+  response: {
+    200: Served,
+    302: Type.Null({ description: 'A version this replica does not hold (another replica\'s, during an upgrade): to its current module, never cached', headers: { location: Type.String() } }),
+    404: ErrorBody
+  }
+}
 
 /** The built module and its version; a missing build stops start-up with what to run. */
 export async function readClientModule (dir = clientModuleDir): Promise<{ version: string, files: Record<ClientFile, string> }> {
@@ -57,14 +81,14 @@ export default fp(async (app) => {
   const isFile = (file: string): file is ClientFile => Object.hasOwn(FILES, file)
   const publicCode = { 'access-control-allow-origin': '*', 'cross-origin-resource-policy': 'cross-origin', 'x-content-type-options': 'nosniff' }
 
-  app.get('/client/:file', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/client/:file', { schema: CURRENT_SCHEMA }, async (request, reply) => {
     const { file } = request.params as { file: string }
     if (!isFile(file)) throw new AppError('not_found', `There is no ${stable}${file}; the browser module is ${stable}media-bff-client.js.`)
     reply.headers({ ...publicCode, 'cache-control': 'no-cache', etag })
     if (request.headers['if-none-match'] === etag) return await reply.code(304).send()
     return await reply.type(FILES[file]).send(files[file])
   })
-  app.get('/client/:version/:file', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/client/:version/:file', { schema: VERSIONED_SCHEMA }, async (request, reply) => {
     const { version: asked, file } = request.params as { version: string, file: string }
     if (asked === version && isFile(file)) {
       return await reply.type(FILES[file]).headers({ ...publicCode, 'cache-control': `public, max-age=${A_YEAR_S}, immutable` }).send(files[file])

@@ -6,7 +6,7 @@
 // reading route that a foreign page must not use with the cookie's authority either (the live
 // channel, held open) asks for the Origin check alone with `config: { allowedOriginsOnly: true }`.
 import fp from 'fastify-plugin'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyContextConfig, FastifyRequest } from 'fastify'
 import { AppError } from '../src/errors.js'
 import { guardRoute } from './route-guards.js'
 
@@ -21,6 +21,11 @@ declare module 'fastify' {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
+/** Whether a request of this method to a route of this config must carry X-CSRF: 1 (the OpenAPI description declares it by the same rule: plugins/docs-security.ts). */
+export function needsCsrfHeader (method: string, config: FastifyContextConfig | undefined): boolean {
+  return !SAFE_METHODS.has(method) && config?.serverToServer !== true
+}
+
 export default fp(async (app) => {
   const allowed = new Set(app.config.allowedOrigins)
   const refused = (request: FastifyRequest): AppError | undefined => {
@@ -30,7 +35,7 @@ export default fp(async (app) => {
   // Every request with a method that may change state, to any path (a route added later, one that
   // does not exist): a callback hook, as a read (most requests) passes at once.
   app.addHook('onRequest', (request, _reply, done) => {
-    if (SAFE_METHODS.has(request.method) || request.routeOptions.config.serverToServer === true) {
+    if (!needsCsrfHeader(request.method, request.routeOptions.config)) {
       done()
       return
     }

@@ -1,19 +1,94 @@
-// GET /docs: the OpenAPI description of the JSON API, generated from the route schemas. Like
-// /metrics, only for operators when METRICS_TOKEN is set.
+// GET /docs: the OpenAPI 3.1 description of media-bff's HTTP API, the very text `npm run openapi`
+// writes (README.md, "The contract"). @fastify/swagger collects it from the route definitions as
+// they are registered, each operation's security worked out from the guards its route declares
+// (plugins/docs-security.ts). What /docs serves is not this instance's own collection but
+// `describe`'s: that of an app built with the canonical configuration (src/canonical-config.ts),
+// so the description is the same whatever this instance's environment (its tenants,
+// WEBHOOK_PATH, tokens, demo site). Like /metrics, only for operators when METRICS_TOKEN is set.
 import fp from 'fastify-plugin'
+import type { FastifySchema } from 'fastify'
 import swagger from '@fastify/swagger'
+import { Type } from '@fastify/type-provider-typebox'
+import { operationSecurity, securitySchemes } from './docs-security.js'
 
-export default fp(async (app) => {
+declare module 'fastify' {
+  interface FastifySchema {
+    /**
+     * The request body as the description shows it, for a route that judges its body itself:
+     * Fastify does not validate it, so the route's own refusals keep their answers.
+     */
+    unvalidatedBody?: unknown
+  }
+}
+
+export interface DocsOptions {
+  /** The canonical description, as the JSON text to serve (src/app.ts, describeApi). */
+  describe: () => Promise<string>
+  /**
+   * Schemas many routes share, by name: described once, in components.schemas, and referred to
+   * wherever a route uses that very schema object (the error body, on nearly every answer).
+   */
+  shared: Readonly<Record<string, object>>
+}
+
+export default fp<DocsOptions>(async (app, { describe, shared }) => {
+  const sharedNames = new Map(Object.entries(shared).map(([name, schema]) => [schema, name]))
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'media-bff',
         version: '0.1.0',
-        description: 'Backend-for-frontend for direct uploads to the media service, and its API relayed at /api/. Every state-changing call needs the header X-CSRF: 1 and a session cookie; errors are { error, message, ...details }.'
+        description: 'Backend-for-frontend for direct uploads to the media service, and its API relayed at /api/. A browser holds one session cookie; every request it makes that may change state needs the header X-CSRF: 1; errors are { error, message, ...details }.'
       },
-      tags: [{ name: 'auth' }, { name: 'uploads' }, { name: 'api', description: 'The relay: allowlisted media service operations, called with the user\'s token' }, { name: 'operations' }]
+      // The paths are the routes' own, relative to where media-bff answers: one mounted under a
+      // path of its site's origin is this server with basePath set. The canonical configuration
+      // sets no base path, so no route URL carries one and there is nothing to strip from the
+      // paths (stripBasePath off: the server URL is a template, not a prefix to take off).
+      servers: [{
+        url: '{origin}{basePath}',
+        description: 'media-bff: PUBLIC_URL\'s origin, and the path it is mounted under there',
+        variables: {
+          origin: { default: app.config.publicOrigin, description: 'PUBLIC_URL\'s origin (scheme, host, port)' },
+          basePath: { default: '', description: 'The path media-bff answers under on that origin, such as /media-bff; empty at the root' }
+        }
+      }],
+      components: { schemas: { ...shared }, securitySchemes: securitySchemes(app.config.session.cookieName) },
+      tags: [
+        { name: 'auth', description: 'Sign-in, the session, and a person\'s sessions' },
+        { name: 'uploads', description: 'Direct uploads: the browser posts the files to the service\'s upload host' },
+        { name: 'api', description: 'The relay: allowlisted media service operations, called with the user\'s token' },
+        { name: 'events', description: 'The signed-in page\'s live channel' },
+        { name: 'webhooks', description: 'The media service\'s webhooks, server to server' },
+        { name: 'client', description: 'The browser module, served by media-bff' },
+        { name: 'operator', description: 'Operators\' levers' },
+        { name: 'operations', description: 'Health, readiness, metrics and this description' }
+      ]
+    },
+    stripBasePath: false,
+    transform: ({ schema, url, route }) => {
+      // A route without a schema (none so far) is described as it is.
+      const { unvalidatedBody, security: declared, ...described } = schema ?? {}
+      const security = operationSecurity(route.method, route.config, declared)
+      const documented = referring({ ...described, ...(unvalidatedBody === undefined ? {} : { body: unvalidatedBody }) }, sharedNames) as FastifySchema
+      return { schema: { ...documented, ...(security === undefined ? {} : { security }) }, url }
     }
   })
-  app.get('/docs', { schema: { hide: true }, config: { operators: 'metrics' } }, async () => app.swagger())
+  app.get('/docs', {
+    schema: {
+      tags: ['operations'],
+      summary: 'This OpenAPI description, the same on every deployment',
+      response: { 200: { description: 'An OpenAPI 3.1 document', content: { 'application/json': { schema: Type.Object({}, { additionalProperties: true }) } } } }
+    },
+    config: { operators: 'metrics' }
+  }, async (_request, reply) => await reply.type('application/json; charset=utf-8').send(await describe()))
 }, { name: 'docs', dependencies: ['config', 'operators'] })
+
+/** A copy of a route's schema in which each shared schema (that very object) is a reference to its component. */
+function referring (value: unknown, names: ReadonlyMap<object, string>): unknown {
+  if (value === null || typeof value !== 'object') return value
+  const name = names.get(value)
+  if (name !== undefined) return { $ref: `#/components/schemas/${name}` }
+  if (Array.isArray(value)) return value.map((item) => referring(item, names))
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, referring(item, names)]))
+}

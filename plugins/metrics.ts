@@ -7,6 +7,7 @@
 // Each app has its own registry, so several instances (tests, benchmarks) never collide.
 // With METRICS_TOKEN set, /metrics (and /docs) are for operators only (plugins/operators.ts).
 import fp from 'fastify-plugin'
+import { Type } from '@fastify/type-provider-typebox'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client'
 import { createDurationHistogram, type DurationSeries } from '../src/metrics/duration-histogram.js'
 
@@ -147,7 +148,14 @@ export default fp(async (app) => {
     done()
   })
 
-  app.get('/metrics', { schema: { hide: true }, config: { operators: 'metrics' } }, async (_request, reply) => {
+  app.get('/metrics', {
+    schema: {
+      tags: ['operations'],
+      summary: 'Prometheus metrics of this instance',
+      response: { 200: { description: 'The Prometheus text format', content: { 'text/plain': { schema: Type.String() } } } }
+    },
+    config: { operators: 'metrics' }
+  }, async (_request, reply) => {
     return await reply.header('content-type', registry.contentType).send(await registry.metrics())
   })
 }, { name: 'metrics', dependencies: ['config', 'operators'] })

@@ -13,7 +13,7 @@ import { sessionAfterSignIn } from '../src/sign-in/session-after-sign-in.js'
 import { authErrorPage } from '../src/pages/auth-error-page.js'
 import { StoreUnavailableError } from '../src/store/key-value-store.js'
 import type { Grant } from '../src/grants/grant-store.js'
-import { ErrorBody } from './schemas.js'
+import { ErrorBody, SESSION_IF_ANY } from './schemas.js'
 import { ROUTE_SCOPES } from './route-scopes.js'
 
 const LoginQuery = Type.Object({
@@ -61,7 +61,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const requestableScopes: ReadonlySet<string> = new Set([...config.oauth.scopes, ...ROUTE_SCOPES])
 
   app.get('/auth/login', {
-    schema: { tags: ['auth'], summary: 'Start a sign-in (browser navigation)', querystring: LoginQuery, response: { 400: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
+    schema: { tags: ['auth'], summary: 'Start a sign-in (browser navigation)', security: SESSION_IF_ANY, querystring: LoginQuery, response: { 400: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
     config: { limit: 'login' }
   }, async (request, reply) => {
     const { query, signedIn } = request
@@ -109,7 +109,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get(config.oauth.callbackPath, {
-    schema: { tags: ['auth'], summary: 'The redirect URI (browser navigation)', querystring: CallbackQuery },
+    schema: { tags: ['auth'], summary: 'The redirect URI (browser navigation)', security: SESSION_IF_ANY, querystring: CallbackQuery },
     // A browser lands here: a malformed query gets the human page, not a JSON error.
     attachValidation: true,
     config: { limit: 'login', replacesSession: true }
@@ -212,20 +212,20 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const answers = new WeakMap<Grant, { key: string, answer: Static<typeof SessionState> }>()
 
   app.get('/auth/session', {
-    schema: { tags: ['auth'], summary: 'Who is signed in, with which scopes, until when; reading it does not count as activity', response: { 200: SessionState, 503: ErrorBody } },
+    schema: { tags: ['auth'], summary: 'Who is signed in, with which scopes, until when; reading it does not count as activity', security: SESSION_IF_ANY, response: { 200: SessionState, 503: ErrorBody } },
     // Tabs ask this whenever they are looked at again: asking must not keep an idle session alive.
     config: { touchesSession: false }
   }, sessionState)
 
   app.post('/auth/session/keepalive', {
-    schema: { tags: ['auth'], summary: '"Stay signed in": resets the idle timeout (never the absolute one) and answers like GET /auth/session', response: { 200: SessionState, 403: ErrorBody, 503: ErrorBody } }
+    schema: { tags: ['auth'], summary: '"Stay signed in": resets the idle timeout (never the absolute one) and answers like GET /auth/session', security: SESSION_IF_ANY, response: { 200: SessionState, 403: ErrorBody, 503: ErrorBody } }
   }, async (request, reply) => {
     app.keepAlive(request)
     return await sessionState(request, reply)
   })
 
   app.post('/auth/logout', {
-    schema: { tags: ['auth'], summary: 'Sign out: the session and its grant are destroyed', response: { 200: Type.Object({ logged_out: Type.Literal(true) }), 403: ErrorBody, 503: ErrorBody } }
+    schema: { tags: ['auth'], summary: 'Sign out: the session and its grant are destroyed', security: SESSION_IF_ANY, response: { 200: Type.Object({ logged_out: Type.Literal(true) }), 403: ErrorBody, 503: ErrorBody } }
   }, async (request, reply) => {
     await app.endSignIn(request, reply)
     // The browser's HTTP cache holds this person's relayed answers (private, revalidated, bound

@@ -4,6 +4,7 @@
 // (plugins/live-updates.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
+import { LiveEventStream } from './event-schemas.js'
 import { ErrorBody } from './schemas.js'
 
 const EventHeaders = Type.Object({
@@ -14,9 +15,17 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/events', {
     schema: {
       tags: ['events'],
-      summary: 'The session\'s live channel (text/event-stream): events `file` (an upload of this person was processed), `session` (it ended) and `resync`',
+      summary: 'The session\'s live channel, as Server-Sent Events: `ready`, then `file` (an upload of this person was finished or processed), `session` (it ended), `resync` and `closed`',
+      description: 'For a signed-in session, from PUBLIC_URL\'s origin or one of ALLOWED_ORIGINS (403 to any other Origin); an EventSource cannot send X-CSRF, and none is asked. Listening does not keep the session from its idle timeout.',
       headers: EventHeaders,
-      response: { 401: ErrorBody, 403: ErrorBody, 429: ErrorBody, 503: ErrorBody }
+      response: {
+        // Written by the channel itself (the reply is hijacked): described, never serialised.
+        200: { description: 'The channel, held open until the session ends or the instance stops', content: { 'text/event-stream': { schema: LiveEventStream } } },
+        401: ErrorBody,
+        403: ErrorBody,
+        429: ErrorBody,
+        503: ErrorBody
+      }
     },
     config: {
       // Listening is not activity: an open tab alone does not keep a session from its idle timeout.

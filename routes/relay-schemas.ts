@@ -46,7 +46,11 @@ export function relaySchema (operation: RelayOperation): Record<string, unknown>
     response: { '2xx': Answer, ...(operation.method === 'GET' ? { 304: Type.Null({ description: 'Not modified (If-None-Match)' }) } : {}), ...errors }
   }
   if (Object.keys(params).length > 0) schema.params = Type.Object(params)
-  if (Object.keys(operation.body).length > 0) schema.body = objectOf(operation.body)
+  if (Object.keys(operation.body).length > 0) {
+    schema.body = objectOf(operation.body)
+    // routes/api.ts takes url-encoded bodies too, as the service does.
+    schema.consumes = ['application/json', 'application/x-www-form-urlencoded']
+  }
   return schema
 }
 

@@ -19,3 +19,21 @@ export const ErrorBody = Type.Object({
     user_message: Type.Optional(Type.String())
   }))
 })
+
+/** A file as media-bff passes it on (src/media/read-media-file.ts): the documented fields only. */
+export const MediaFile = Type.Object({
+  file_id: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
+  folder_id: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
+  title: Type.Optional(Type.String()),
+  filename: Type.Optional(Type.String()),
+  size: Type.Optional(Type.Number()),
+  status: Type.Optional(Type.String({ description: 'processing until the service has transcoded it, then ready' })),
+  urls: Type.Optional(Type.Object({ file: Type.Optional(Type.String()) }))
+})
+
+/**
+ * The security of a route that answers with or without a session (the OpenAPI description's
+ * `security`; its schemes are plugins/docs-security.ts's). Routes that need one say so with
+ * `config: { scopes }`, and the description follows from that.
+ */
+export const SESSION_IF_ANY: ReadonlyArray<Record<string, readonly string[]>> = [{ sessionCookie: [] }, {}]

@@ -5,7 +5,7 @@ import { AppError } from '../src/errors.js'
 import { accessOf } from '../src/grants/access.js'
 import { hasUnsafeCharacters, unsafeTextMessage } from '../src/safe-text.js'
 import { checkUploadUrl, refuseUploadUrl, registrationFields, UPLOAD_SCOPE } from '../src/uploads/upload-policy.js'
-import { ErrorBody } from './schemas.js'
+import { ErrorBody, MediaFile } from './schemas.js'
 
 const MAX_BYTES = Number.MAX_SAFE_INTEGER
 
@@ -43,15 +43,7 @@ const FinishParams = Type.Object({ ulid: Type.String({ pattern: '^[0-9A-Za-z]{1,
 
 const FinishResult = Type.Object({
   status: Type.String(),
-  files: Type.Array(Type.Object({
-    file_id: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
-    folder_id: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
-    title: Type.Optional(Type.String()),
-    filename: Type.Optional(Type.String()),
-    size: Type.Optional(Type.Number()),
-    status: Type.Optional(Type.String({ description: 'processing until the service has transcoded it, then ready' })),
-    urls: Type.Optional(Type.Object({ file: Type.Optional(Type.String()) }))
-  }))
+  files: Type.Array(MediaFile)
 })
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody, 502: ErrorBody, 503: ErrorBody, 504: ErrorBody }

@@ -9,12 +9,31 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../src/errors.js'
+import { WEBHOOK_EVENTS } from '../src/webhooks/read-webhook.js'
 import { ErrorBody } from './schemas.js'
 
 /** The service's webhooks are a few hundred bytes: this is ample, and bounds what a stranger can send. */
 const WEBHOOK_BODY_LIMIT = 64 * 1024
 
 const Received = Type.Object({ status: Type.Union([Type.Literal('accepted'), Type.Literal('duplicate')]) })
+
+/**
+ * The body as the service sends it, for the description only: the reader judges it
+ * (src/webhooks/read-webhook.ts), after the tenant, so each refusal keeps its answer and outcome.
+ */
+const WebhookBody = Type.Object({
+  signature: Type.Object({
+    timestamp: Type.Union([Type.String({ pattern: '^\\d{1,12}$' }), Type.Integer({ minimum: 0 })], { description: 'Unix seconds; refused when more than 5 minutes from media-bff\'s clock' }),
+    token: Type.String({ pattern: '^[A-Za-z0-9_-]{16,256}$', description: 'Random, new for each event; refused when seen before with another id' }),
+    signature: Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'HMAC-SHA256, in hex, of timestamp followed by token, keyed with the endpoint\'s key (WEBHOOK_KEYS)' })
+  }, { description: 'What proves the service sent it: it covers the timestamp and token only, not the rest of the body' }),
+  id: Type.String({ format: 'uuid', description: 'The same across the service\'s retries of one event' }),
+  event: Type.String({ enum: [...WEBHOOK_EVENTS] }),
+  api_version: Type.Optional(Type.String({ description: 'A date, YYYY-MM-DD' })),
+  data: Type.Optional(Type.Object({
+    file_id: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^\\d{1,15}$' })], { description: 'The file to read again from the service' }))
+  }, { additionalProperties: true, description: 'Never believed: only a file id is taken from it, to look the file up' }))
+})
 const TenantParams = Type.Object({ tenant: Type.String({ minLength: 1, maxLength: 64 }) })
 
 /** A refusal, with the outcome the metrics count it under. */
@@ -40,7 +59,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       request.log.warn({ outcome, reason: error.message }, 'a webhook was not taken')
     }
   }
-  const schema = { tags: ['webhooks'], response: { 200: Received, 202: Received, 400: ErrorBody, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody, 503: ErrorBody } }
+  const schema = {
+    tags: ['webhooks'],
+    description: 'Server to server: no session and no X-CSRF; the signature is in the body. Registered only when WEBHOOK_KEYS names a key; at WEBHOOK_PATH (/webhooks/media by default). Bodies over 64 KiB are refused (413).',
+    unvalidatedBody: WebhookBody,
+    response: { 200: Received, 202: Received, 400: ErrorBody, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody, 503: ErrorBody }
+  }
 
   const receive = async (tenant: string, body: unknown, reply: FastifyReply): Promise<{ status: 'accepted' | 'duplicate' }> => {
     if (!app.live.webhooks.tenants.has(tenant)) throw new WebhookRefused('refused_tenant', 'not_found', 'No webhooks are received for this tenant.')

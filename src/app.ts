@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import fp from 'fastify-plugin'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Config } from './config.js'
+import { canonicalConfig } from './canonical-config.js'
 import { serverOptions } from './server-options.js'
 import configPlugin from '../plugins/config.js'
 import basePathPlugin from '../plugins/base-path.js'
@@ -34,6 +35,7 @@ import sessionRoutes from '../routes/sessions.js'
 import operatorRoutes from '../routes/operator.js'
 import eventRoutes from '../routes/events.js'
 import webhookRoutes from '../routes/webhooks.js'
+import { ErrorBody, MediaFile } from '../routes/schemas.js'
 
 export interface AppOptions {
   config: Config
@@ -51,8 +53,10 @@ export const app = fp(async (fastify: FastifyInstance, { config, clock }: AppOpt
   // Before every plugin with routes: it attaches the operators' guard to the routes that ask for
   // it as they are registered (/metrics and /docs among the first).
   await fastify.register(operatorsPlugin)
+  // Before every other plugin with routes too: @fastify/swagger collects the routes as they are
+  // registered, /metrics among them.
+  await fastify.register(docsPlugin, { describe: describeApi, shared: { ErrorBody, MediaFile } })
   await fastify.register(metricsPlugin)
-  await fastify.register(docsPlugin)
   await fastify.register(securityHeadersPlugin)
   await fastify.register(storesPlugin)
   await fastify.register(mediaPlugin)
@@ -82,4 +86,28 @@ export async function buildApp (config: Config, logger?: FastifyServerOptions['l
   const fastify = Fastify(serverOptions(config, logger)).withTypeProvider<TypeBoxTypeProvider>()
   await fastify.register(app, { config, ...(clock === undefined ? {} : { clock }) })
   return fastify
+}
+
+let description: Promise<string> | undefined
+
+/**
+ * The OpenAPI description, as JSON text: what /docs serves and `npm run openapi` writes. It is the
+ * routes of an app built with the canonical configuration (src/canonical-config.ts), never
+ * started, so it is the same whatever this process's configuration. Built once per process,
+ * when first asked for (a failure is not kept: the next call tries again).
+ */
+export async function describeApi (): Promise<string> {
+  description ??= (async () => {
+    const described = await buildApp(canonicalConfig(), false)
+    try {
+      await described.ready()
+      return `${JSON.stringify(described.swagger(), null, 2)}\n`
+    } finally {
+      await described.close()
+    }
+  })().catch((error: unknown) => {
+    description = undefined
+    throw error
+  })
+  return await description
 }

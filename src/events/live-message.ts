@@ -7,7 +7,8 @@ import { jsonRecord } from '../media/json-record.js'
 import { LIVE_EVENTS, type LiveEventName } from './live-events.js'
 
 /** Why a session ended, as its open pages are told: signed out, timed out, ended from elsewhere, replaced by a new sign-in in the same browser. */
-export type SessionEndReason = 'signed_out' | 'expired' | 'ended' | 'replaced'
+export const SESSION_END_REASONS = ['signed_out', 'expired', 'ended', 'replaced'] as const
+export type SessionEndReason = typeof SESSION_END_REASONS[number]
 
 export interface LiveMessage {
   /** Ordered by time, unique: the SSE id, and what Last-Event-ID names on a reconnect. */

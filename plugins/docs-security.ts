@@ -1,0 +1,52 @@
+// The security of each operation in the OpenAPI description (plugins/docs.ts), worked out from the
+// guards its route declares, the very `config` the plugins enforce: an operators' bearer token
+// (`operators`, plugins/operators.ts), the session cookie where a signed-in session is required
+// (`scopes`, plugins/grants.ts; the scopes are listed as its roles, as OpenAPI 3.1 allows), and
+// X-CSRF on every request a browser makes that may change state (plugins/csrf.ts's own rule). A
+// route that answers with or without a session says so in its schema (SESSION_IF_ANY,
+// routes/schemas.ts).
+import type { FastifyContextConfig } from 'fastify'
+import { needsCsrfHeader } from './csrf.js'
+
+/** An OpenAPI security requirement: every scheme named must be satisfied (an empty one: none needed). */
+export type SecurityRequirement = Record<string, readonly string[]>
+
+/** The schemes operations name, as components.securitySchemes holds them. */
+export function securitySchemes (cookieName: string) {
+  return {
+    sessionCookie: {
+      type: 'apiKey',
+      in: 'cookie',
+      name: cookieName,
+      description: 'The session: an opaque HttpOnly cookie set at the end of a sign-in (GET /auth/callback), sent by the browser with `credentials: \'include\'`. Its name is SESSION_COOKIE_NAME, with the __Host- prefix over https.'
+    },
+    csrfHeader: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-CSRF',
+      description: 'Always `1`, on every request a browser makes that may change state, and then an `Origin`, when the browser sends one, of PUBLIC_URL or ALLOWED_ORIGINS. A cross-site form cannot send the header, and a cross-site fetch cannot without a CORS preflight that media-bff never grants.'
+    },
+    metricsBearer: {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'METRICS_TOKEN, for what operators read. Without METRICS_TOKEN these routes are open; with it, anyone else gets 404, as for a route that does not exist.'
+    },
+    operatorBearer: {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'OPERATOR_TOKEN, for the operators\' levers: their routes exist only when it is set, and answer 404 to anyone else.'
+    }
+  } as const
+}
+
+/** What a request to this route must carry; undefined when nothing. */
+export function operationSecurity (method: string | string[], config: FastifyContextConfig | undefined, declared: readonly SecurityRequirement[] | undefined): SecurityRequirement[] | undefined {
+  let alternatives: readonly SecurityRequirement[]
+  if (config?.operators === 'lever') alternatives = [{ operatorBearer: [] }]
+  else if (config?.operators === 'metrics') alternatives = [{ metricsBearer: [] }, {}]
+  else if (config?.scopes !== undefined) alternatives = [{ sessionCookie: [...config.scopes] }]
+  else alternatives = declared ?? [{}]
+  const writes = (typeof method === 'string' ? [method] : method).some((one) => needsCsrfHeader(one, config))
+  const security = writes ? alternatives.map((alternative) => ({ ...alternative, csrfHeader: [] })) : [...alternatives]
+  return security.every((requirement) => Object.keys(requirement).length === 0) ? undefined : security
+}

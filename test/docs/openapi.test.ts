@@ -1,0 +1,224 @@
+// The OpenAPI description (plugins/docs.ts, README.md "The contract"): a standard OpenAPI 3.1
+// validator accepts it, and it says what media-bff does. One path per template; the security
+// schemes it names are those media-bff enforces, on the operations that enforce them (asked of a
+// running app: each operation without X-CSRF, then without a session or token); /events is a
+// text/event-stream of the events a real channel sends; the webhook has its body and signature;
+// the browser module is there. It is the same text whatever the configuration of the app that
+// serves /docs, and the one `npm run openapi` writes.
+import t from 'tap'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { readFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { describeApi } from '../../src/app.js'
+import { RELAY_OPERATIONS } from '../../src/relay/operations.js'
+import { LIVE_EVENTS } from '../../src/events/live-events.js'
+import { WEBHOOK_EVENTS } from '../../src/webhooks/read-webhook.js'
+import { newSessionHandle } from '../../src/sessions/session-index.js'
+import { build } from '../helpers/build.js'
+import { startStack } from '../helpers/bff.js'
+import { signIn } from '../helpers/sign-in.js'
+import { openChannel } from '../helpers/event-stream.js'
+import { nodeArgsFor } from '../helpers/loaded-as.js'
+import { readClientModule } from '../../plugins/client-module.js'
+
+type Requirement = Record<string, string[]>
+interface Operation { tags?: string[], security?: Requirement[], parameters?: Array<{ in: string, name: string }>, requestBody?: { required?: boolean, content: Record<string, { schema: any }> }, responses: Record<string, any> }
+
+const text = await describeApi()
+const description = JSON.parse(text) as { openapi: string, servers: any[], paths: Record<string, Record<string, Operation>>, components: { securitySchemes: Record<string, any>, schemas: Record<string, any> } }
+const operations = Object.entries(description.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method: method.toUpperCase(), operation })))
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+/** Whether every way of calling the operation needs this scheme. */
+const needs = (operation: Operation, scheme: string): boolean => (operation.security ?? [{}]).every((requirement) => Object.hasOwn(requirement, scheme))
+const METRICS_TOKEN = 'metrics-token-0123456789-abcdefghijklmnop'
+const OPERATOR_TOKEN = 'operator-token-0123456789-abcdefghijklmno'
+const WEBHOOK_KEY = 'webhook-key-0123456789'
+
+/** Values for path parameters that pass each route's own checks (ids: '1'). */
+const PARAMETER_VALUES: Record<string, string> = {
+  id: newSessionHandle(),
+  ulid: '01J0000000000000000000000A',
+  tenant: 'default',
+  version: (await readClientModule()).version,
+  file: 'media-bff-client.js'
+}
+
+t.test('a standard OpenAPI 3.1 validator accepts it, references and all', async (t) => {
+  const validator = new Validator()
+  const result = await validator.validate(JSON.parse(text))
+  t.same(result.errors, undefined, 'no errors')
+  t.equal(result.valid, true)
+  t.equal(validator.version, '3.1')
+  t.doesNotThrow(() => validator.resolveRefs(), 'every $ref resolves')
+})
+
+t.test('one path per template, each naming the parameters of its template', async (t) => {
+  const templates = Object.keys(description.paths).map((path) => path.replace(/\{[^}]*\}/g, '{}'))
+  t.same(templates.filter((template, i) => templates.indexOf(template) !== i), [], 'no two paths differ only in a parameter\'s name')
+  for (const { path, method, operation } of operations) {
+    const named = [...path.matchAll(/\{([^}]*)\}/g)].map((match) => match[1]).sort()
+    const declared = (operation.parameters ?? []).filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name).sort()
+    t.same(declared, named, `${method} ${path}`)
+  }
+  for (const op of RELAY_OPERATIONS) t.ok(description.paths[`/api/${op.path.replace(/:(\w+)/g, '{$1}')}`]?.[op.method.toLowerCase()], `${op.name} is there`)
+})
+
+t.test('the security schemes: the session cookie, X-CSRF and the operators\' bearer tokens, all that operations name', async (t) => {
+  const schemes = description.components.securitySchemes
+  t.match(schemes.sessionCookie, { type: 'apiKey', in: 'cookie', name: '__Host-media-bff' })
+  t.match(schemes.csrfHeader, { type: 'apiKey', in: 'header', name: 'X-CSRF' })
+  t.match(schemes.metricsBearer, { type: 'http', scheme: 'bearer' })
+  t.match(schemes.operatorBearer, { type: 'http', scheme: 'bearer' })
+  const named = new Set(operations.flatMap(({ operation }) => (operation.security ?? []).flatMap((requirement) => Object.keys(requirement))))
+  t.same([...named].sort(), Object.keys(schemes).sort(), 'each is used, and nothing else is named')
+  const writesWithoutCsrf = operations.filter(({ method, operation }) => WRITES.has(method) && !needs(operation, 'csrfHeader'))
+  t.same(writesWithoutCsrf.map(({ operation }) => operation.tags), [['webhooks'], ['webhooks']], 'X-CSRF on every write but the media service\'s webhooks')
+  for (const op of RELAY_OPERATIONS) {
+    const operation = description.paths[`/api/${op.path.replace(/:(\w+)/g, '{$1}')}`]?.[op.method.toLowerCase()]
+    t.same(operation?.security, [{ sessionCookie: [op.scope], ...(op.method === 'GET' ? {} : { csrfHeader: [] }) }], `${op.name}: the cookie, with its scope as its role`)
+  }
+})
+
+t.test('what each operation says it needs is what media-bff refuses without', async (t) => {
+  const stack = await build(t, { env: { WEBHOOK_KEYS: WEBHOOK_KEY, METRICS_TOKEN, OPERATOR_TOKEN } })
+  const url = (path: string): string => path.replace(/\{(\w+)\}/g, (_all, name: string) => PARAMETER_VALUES[name] ?? '1')
+  const call = async (method: string, path: string, operation: Operation, headers: Record<string, string>): Promise<{ status: number, error: unknown }> => {
+    const body = operation.requestBody?.content['application/json']?.schema
+    const answer = await stack.app.inject({ method: method as 'GET', url: url(path), headers, ...(body === undefined ? {} : { payload: exampleOf(body) as object }) })
+    let error: unknown
+    try { error = (JSON.parse(answer.body) as { error?: unknown }).error } catch {}
+    return { status: answer.statusCode, error }
+  }
+  for (const { path, method, operation } of operations) {
+    const name = `${method} ${path}`
+    const withoutCsrf = await call(method, path, operation, {})
+    if (needs(operation, 'csrfHeader')) t.same(withoutCsrf, { status: 403, error: 'csrf_failed' }, `${name}: refused without X-CSRF, as described`)
+    else t.not(withoutCsrf.error, 'csrf_failed', `${name}: no X-CSRF described, none asked`)
+
+    const anonymous = await call(method, path, operation, { 'x-csrf': '1' })
+    if (needs(operation, 'sessionCookie')) t.same(anonymous, { status: 401, error: 'login_required' }, `${name}: a session, as described`)
+    else t.not(anonymous.error, 'login_required', `${name}: no session described, none needed`)
+    const bearer = operation.security?.find((requirement) => Object.hasOwn(requirement, 'metricsBearer') || Object.hasOwn(requirement, 'operatorBearer'))
+    if (bearer === undefined) {
+      t.not(anonymous.status, 404, `${name}: not hidden from those without a token`)
+      continue
+    }
+    // The metrics token is optional only where METRICS_TOKEN is unset; it is set here.
+    t.equal(anonymous.status, 404, `${name}: looks absent without the operators' token`)
+    const token = Object.hasOwn(bearer, 'metricsBearer') ? METRICS_TOKEN : OPERATOR_TOKEN
+    t.not((await call(method, path, operation, { 'x-csrf': '1', authorization: `Bearer ${token}` })).status, 404, `${name}: answers with it`)
+  }
+})
+
+t.test('/events: a text/event-stream of its events, shaped as a real channel sends them', async (t) => {
+  const stream = description.paths['/events']?.get?.responses['200']?.content?.['text/event-stream']?.schema as { anyOf: any[] }
+  const kinds = stream.anyOf.map((event) => event.properties.event.enum[0] as string)
+  t.same(kinds.sort(), ['ready', ...Object.keys(LIVE_EVENTS), 'resync', 'closed'].sort(), 'every kind of event, the bus\'s included')
+  const shapeOf = (kind: string): any => stream.anyOf.find((event) => event.properties.event.enum[0] === kind)
+  for (const event of stream.anyOf) t.match(event.properties.data, { type: 'string', contentMediaType: 'application/json', contentSchema: Object }, `${String(event.title)}: its data`)
+
+  const stack = await startStack()
+  t.teardown(stack.close)
+  const browser = stack.bff.browser()
+  await signIn(browser)
+  const channel = await openChannel(browser)
+  t.teardown(channel.close)
+  const [ready] = channel.data('ready')
+  t.ok(fits(ready, shapeOf('ready').properties.data.contentSchema), 'ready, as described')
+  t.not(channel.events[0]?.lastEventId ?? '', '', 'with its id')
+  await browser.post('/auth/logout', undefined, { 'x-csrf': '1' })
+  const [ended] = await channel.waitFor('session')
+  t.ok(fits(ended, shapeOf('session').properties.data.contentSchema), `session, as described: ${JSON.stringify(ended)}`)
+  t.notOk(fits({ ended: true, reason: 'some other' }, shapeOf('session').properties.data.contentSchema), 'and the shape tells one apart from what it is not')
+})
+
+t.test('the webhook: its body, with the signature in it; no session, no X-CSRF', async (t) => {
+  for (const path of ['/webhooks/media', '/webhooks/media/{tenant}']) {
+    const operation = description.paths[path]?.post
+    t.equal(operation?.security, undefined, `${path}: server to server`)
+    t.notOk(operation?.parameters?.some((parameter) => parameter.in === 'header'), 'no header carries anything')
+    const body = operation?.requestBody
+    t.equal(body?.required, true)
+    const schema = body?.content['application/json']?.schema
+    t.match(schema, { type: 'object', required: ['signature', 'id', 'event'] })
+    t.match(schema?.properties.signature, { type: 'object', required: ['timestamp', 'token', 'signature'] })
+    t.match(schema?.properties.signature.properties.signature.description, /HMAC-SHA256.*WEBHOOK_KEYS/)
+    t.same(schema?.properties.event.enum, WEBHOOK_EVENTS)
+  }
+})
+
+t.test('the browser module: its redirect and its versions, open to all', async (t) => {
+  const current = description.paths['/client/{file}']?.get
+  const versioned = description.paths['/client/{version}/{file}']?.get
+  t.equal(current?.security, undefined)
+  t.match(current?.responses['302'], { headers: { location: Object } })
+  t.equal(versioned?.security, undefined)
+  t.ok(versioned?.responses['200'].content['text/javascript'], 'the module')
+  t.ok(versioned?.responses['200'].content['text/plain'], 'its types')
+  // The parameters are described, not constrained: an unknown file is still the handler's 404.
+  const stack = await build(t)
+  t.equal((await stack.inject({ method: 'GET', url: '/client/other.js' })).statusCode, 404)
+  t.match((await stack.inject({ method: 'GET', url: '/client/media-bff-client.js' })).headers.location, /^\/client\/[^/]+\/media-bff-client\.js$/)
+})
+
+t.test('the same description whatever the configuration, byte for byte', async (t) => {
+  const elsewhere = await build(t, {
+    env: {
+      WEBHOOK_PATH: '/hooks/media',
+      WEBHOOK_KEYS: `north:${WEBHOOK_KEY}`,
+      MEDIA_TENANTS: 'north=http://127.0.0.1:9,south=http://127.0.0.1:9',
+      MEDIA_BASE_URL: undefined,
+      METRICS_TOKEN,
+      SESSION_COOKIE_NAME: 'other',
+      DEMO_SITE: 'on'
+    }
+  })
+  const plain = await build(t)
+  const served = await elsewhere.inject({ method: 'GET', url: '/docs', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+  const servedPlain = await plain.inject({ method: 'GET', url: '/docs' })
+  t.equal(served.body, text, 'two tenants, another webhook path, a metrics token, the demo: the same text')
+  t.equal(servedPlain.body, text, 'no webhooks, no operators\' lever: the same text')
+  t.match(served.headers['content-type'], /^application\/json/)
+  t.ok(description.paths['/webhooks/media'] !== undefined && description.paths['/hooks/media'] === undefined, 'the webhooks at their default path')
+  t.ok(description.paths['/operator/users/{tenant}/{user_id}/sessions'] !== undefined, 'the lever, though this app has none')
+  t.match(description.servers, [{ url: '{origin}{basePath}', variables: { basePath: { default: '' } } }], 'where media-bff is mounted is the server\'s, not the paths\'')
+  t.ok(Object.keys(description.paths).every((path) => /^\/(auth|uploads|api|events|webhooks|client|operator|healthz|readyz|metrics|docs)\b/.test(path)), 'paths as the routes declare them')
+})
+
+t.test('`npm run openapi` writes the same text to the file named', async (t) => {
+  const file = `${t.testdir()}/openapi.json`
+  const root = fileURLToPath(new URL('../../', import.meta.url))
+  const child = spawn(process.execPath, [...nodeArgsFor('src/openapi'), file], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
+  let printed = ''
+  child.stdout.on('data', (chunk: Buffer) => { printed += chunk.toString('utf8') })
+  const [code] = await once(child, 'exit') as [number | null]
+  t.equal(code, 0)
+  t.equal(printed, `${file}\n`, 'and prints where')
+  t.equal(await readFile(file, 'utf8'), text)
+})
+
+/** A smallest value of the (request body) schema: its required fields, each the simplest it may be. */
+function exampleOf (schema: any): unknown {
+  if (Array.isArray(schema.anyOf)) return exampleOf(schema.anyOf[0])
+  switch (schema.type) {
+    case 'object': return Object.fromEntries((schema.required ?? []).map((name: string) => [name, exampleOf(schema.properties[name])]))
+    case 'array': return Array.from({ length: schema.minItems ?? 1 }, () => exampleOf(schema.items))
+    case 'integer': case 'number': return schema.minimum ?? 0
+    case 'boolean': return true
+    default: return 'x'
+  }
+}
+
+/** Whether a parsed event's data fits the described object: its required fields, no others, enumerated values among theirs. */
+function fits (data: Record<string, unknown> | undefined, schema: { required?: string[], properties: Record<string, { enum?: unknown[], type?: string }> }): boolean {
+  if (data === undefined) return false
+  return (schema.required ?? []).every((name) => Object.hasOwn(data, name)) &&
+    Object.entries(data).every(([name, value]) => {
+      const property = schema.properties[name]
+      if (property === undefined) return false
+      if (property.enum !== undefined && !property.enum.includes(value)) return false
+      return property.type === undefined || property.type === (Number.isInteger(value) ? 'integer' : typeof value)
+    })
+}
