@@ -9,6 +9,7 @@ import fp from 'fastify-plugin'
 import type { FastifySchema } from 'fastify'
 import swagger from '@fastify/swagger'
 import { Type } from '@fastify/type-provider-typebox'
+import { version } from '../src/version.js'
 import { operationSecurity, securitySchemes } from './docs-security.js'
 
 declare module 'fastify' {
@@ -33,18 +34,18 @@ export interface DocsOptions {
 
 export default fp<DocsOptions>(async (app, { describe, shared }) => {
   const sharedNames = new Map(Object.entries(shared).map(([name, schema]) => [schema, name]))
+  const { basePath } = app.config
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'media-bff',
-        version: '0.1.0',
+        version,
         description: 'Backend-for-frontend for direct uploads to the media service, and its API relayed at /api/. A browser holds one session cookie; every request it makes that may change state needs the header X-CSRF: 1; errors are { error, message, ...details }.'
       },
       // The paths are the routes' own, relative to where media-bff answers: one mounted under a
-      // path of its site's origin is this server with basePath set. The canonical configuration
-      // sets no base path, so no route URL carries one and there is nothing to strip from the
-      // paths (stripBasePath off: the server URL is a template, not a prefix to take off).
+      // path of its site's origin (BASE_PATH) is this server with basePath set, never a prefix
+      // of the paths (see the transform; stripBasePath off: the server URL is a template).
       servers: [{
         url: '{origin}{basePath}',
         description: 'media-bff: PUBLIC_URL\'s origin, and the path it is mounted under there',
@@ -66,12 +67,15 @@ export default fp<DocsOptions>(async (app, { describe, shared }) => {
       ]
     },
     stripBasePath: false,
+    // @fastify/swagger reads each route's URL after plugins/base-path.ts has prefixed it: the
+    // prefix comes off again here, so an app's paths are the routes' own whatever its BASE_PATH
+    // (the canonical app, whose description /docs serves, has none to take off).
     transform: ({ schema, url, route }) => {
       // A route without a schema (none so far) is described as it is.
       const { unvalidatedBody, security: declared, ...described } = schema ?? {}
       const security = operationSecurity(route.method, route.config, declared)
       const documented = referring({ ...described, ...(unvalidatedBody === undefined ? {} : { body: unvalidatedBody }) }, sharedNames) as FastifySchema
-      return { schema: { ...documented, ...(security === undefined ? {} : { security }) }, url }
+      return { schema: { ...documented, ...(security === undefined ? {} : { security }) }, url: url.startsWith(`${basePath}/`) ? url.slice(basePath.length) : url }
     }
   })
   app.get('/docs', {

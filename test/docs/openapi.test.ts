@@ -149,18 +149,20 @@ t.test('the webhook: its body, with the signature in it; no session, no X-CSRF',
   }
 })
 
-t.test('the browser module: its redirect and its versions, open to all', async (t) => {
+t.test('the browser module: its current version and each version, open to all', async (t) => {
   const current = description.paths['/client/{file}']?.get
   const versioned = description.paths['/client/{version}/{file}']?.get
-  t.equal(current?.security, undefined)
-  t.match(current?.responses['302'], { headers: { location: Object } })
-  t.equal(versioned?.security, undefined)
-  t.ok(versioned?.responses['200'].content['text/javascript'], 'the module')
-  t.ok(versioned?.responses['200'].content['text/plain'], 'its types')
+  for (const operation of [current, versioned]) {
+    t.equal(operation?.security, undefined, 'no security')
+    t.ok(operation?.responses['200'].content['text/javascript'], 'the module')
+    t.ok(operation?.responses['200'].content['text/plain'], 'its types')
+  }
+  t.ok(current?.responses['304'], 'revalidated')
+  t.match(versioned?.responses['302'], { headers: { location: Object } }, 'another replica\'s version: to the current module')
   // The parameters are described, not constrained: an unknown file is still the handler's 404.
   const stack = await build(t)
   t.equal((await stack.inject({ method: 'GET', url: '/client/other.js' })).statusCode, 404)
-  t.match((await stack.inject({ method: 'GET', url: '/client/media-bff-client.js' })).headers.location, /^\/client\/[^/]+\/media-bff-client\.js$/)
+  t.equal((await stack.inject({ method: 'GET', url: '/client/media-bff-client.js' })).statusCode, 200)
 })
 
 t.test('the same description whatever the configuration, byte for byte', async (t) => {
@@ -176,10 +178,15 @@ t.test('the same description whatever the configuration, byte for byte', async (
     }
   })
   const plain = await build(t)
+  const mounted = await build(t, { env: { BASE_PATH: '/media-bff' } })
   const served = await elsewhere.inject({ method: 'GET', url: '/docs', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
   const servedPlain = await plain.inject({ method: 'GET', url: '/docs' })
+  const servedMounted = await mounted.inject({ method: 'GET', url: '/media-bff/docs' })
   t.equal(served.body, text, 'two tenants, another webhook path, a metrics token, the demo: the same text')
   t.equal(servedPlain.body, text, 'no webhooks, no operators\' lever: the same text')
+  t.equal(servedMounted.body, text, 'under BASE_PATH: the same text')
+  const ownPaths = Object.keys(mounted.app.swagger().paths ?? {})
+  t.ok(ownPaths.includes('/events') && ownPaths.every((path) => !path.startsWith('/media-bff')), 'even an app\'s own collection keeps the routes\' paths under BASE_PATH')
   t.match(served.headers['content-type'], /^application\/json/)
   t.ok(description.paths['/webhooks/media'] !== undefined && description.paths['/hooks/media'] === undefined, 'the webhooks at their default path')
   t.ok(description.paths['/operator/users/{tenant}/{user_id}/sessions'] !== undefined, 'the lever, though this app has none')
