@@ -51,6 +51,12 @@ export interface SessionWatchOptions {
 }
 
 const DEFAULT_WARN_BEFORE_MS = 120_000
+/**
+ * The longest wait setTimeout keeps (2^31 - 1 ms, about 24.8 days): a longer one fires at once,
+ * and a session ending further away (a long SESSION_IDLE_TIMEOUT) would be asked about in a loop.
+ * A timer cut to this checks once more, harmlessly, and schedules again.
+ */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** What tabs tell each other. */
 type TabMessage = { kind: 'session', session: Session } | { kind: 'signed_out' }
@@ -125,9 +131,9 @@ export function watchSession (parts: WatchParts, { warnBeforeMs, minCheckInterva
         emit('expiring', { at: new Date(end.at), absolute: end.absolute })
       }
     } else {
-      warnTimer = setTimeout(() => { check().catch(() => {}) }, untilWarning)
+      warnTimer = setTimeout(() => { check().catch(() => {}) }, Math.min(untilWarning, MAX_TIMER_MS))
     }
-    endTimer = setTimeout(() => { check().catch(() => {}) }, Math.max(0, end.at - Date.now() + 1000))
+    endTimer = setTimeout(() => { check().catch(() => {}) }, Math.min(Math.max(0, end.at - Date.now() + 1000), MAX_TIMER_MS))
   }
 
   channel?.addEventListener('message', (event: MessageEvent<TabMessage>) => {
