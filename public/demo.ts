@@ -6,9 +6,8 @@
 // grant).
 //
 // The page's stable hooks (ids and data attributes for tests and restyling): public/demo/README.md.
-import { createMediaBffClient, MediaBffError, type FolderContents, type LiveChannel, type Session } from './client/media-bff-client.js'
+import { createMediaBffClient, MediaBffError, readSignInError, type FolderContents, type LiveChannel, type Session } from './client/media-bff-client.js'
 import { accessTo, type Access } from './demo/access.js'
-import { takeAuthError } from './demo/auth-errors.js'
 import { renderCapabilities, renderCheckingCapabilities, renderFolderName } from './demo/capabilities.js'
 import { byId } from './demo/dom.js'
 import { explainMissingRight, showFailure, type FailureContext } from './demo/failures.js'
@@ -222,7 +221,8 @@ async function continueAfterConsent (attempt: GrantAttempt): Promise<void> {
 }
 
 async function start (): Promise<void> {
-  const authError = takeAuthError()
+  // Explained once: a reload or a bookmark does not repeat it.
+  const authError = readSignInError(undefined, { removeFromAddressBar: true })
   await refreshSession()
   // A cancelled consent drops what was being attempted; the message says nothing changed and
   // the offer stays (the person may change their mind).

@@ -43,14 +43,15 @@ export class MediaBffError extends Error {
   /** Seconds to wait before trying again, when media-bff said (429 `rate_limited`, 503 `unavailable`). */
   readonly retryAfter: number | undefined
 
-  constructor (status: number, code: string, message: string, details: Record<string, unknown> = {}, baseUrl = '', retryAfter?: number) {
+  /** `root`: media-bff's root (urls.ts, bffRoot), which the links in `details` are on. */
+  constructor (status: number, code: string, message: string, details: Record<string, unknown> = {}, root = '', retryAfter?: number) {
     super(message)
     this.name = 'MediaBffError'
     this.status = status
     this.code = code
     this.details = details
-    this.loginUrl = typeof details.login_url === 'string' ? onBff(baseUrl, details.login_url) : undefined
-    this.reauthorizeUrl = typeof details.reauthorize_url === 'string' ? onBff(baseUrl, details.reauthorize_url) : undefined
+    this.loginUrl = typeof details.login_url === 'string' ? onBff(root, details.login_url) : undefined
+    this.reauthorizeUrl = typeof details.reauthorize_url === 'string' ? onBff(root, details.reauthorize_url) : undefined
     this.requiredScopes = Array.isArray(details.required_scopes) ? details.required_scopes.filter((scope): scope is string => typeof scope === 'string') : []
     this.upstream = readUpstream(details.upstream)
     this.retryAfter = retryAfter
@@ -97,11 +98,12 @@ function readUpstream (source: unknown): UpstreamFailure | undefined {
 }
 
 /**
- * media-bff answers with paths on itself; make them usable when it lives on another origin.
- * Anything but a local path or an http(s) URL is dropped: these end up in links and location.
+ * media-bff answers with paths on its own origin, which carry its BASE_PATH; make them usable
+ * from the page, also when media-bff lives on another origin. Anything but such a path or an
+ * http(s) URL is dropped: these end up in links and location.
  */
 export function onBff (root: string, path: string): string | undefined {
-  if (path.startsWith('/') && !path.startsWith('//')) return `${root}${belowRoot(root, path)}`
+  if (path.startsWith('/') && !path.startsWith('//') && !path.startsWith('/\\')) return `${root}${belowRoot(root, path)}`
   return /^https?:\/\//i.test(path) ? path : undefined
 }
 
@@ -113,4 +115,9 @@ export function onBff (root: string, path: string): string | undefined {
 export function belowRoot (root: string, path: string): string {
   const rootPath = new URL(root === '' ? '/' : root, 'https://root.invalid/').pathname.replace(/\/+$/, '')
   return rootPath !== '' && path.startsWith(`${rootPath}/`) ? path.slice(rootPath.length) : path
+}
+
+/** The origin of a root on another origin ('https://media.example.org'); '' for this page's. */
+export function originOf (root: string): string {
+  return /^https?:\/\//i.test(root) ? new URL(root).origin : ''
 }

@@ -4,11 +4,12 @@
 import { abortedError, bffError, MediaBffError, timeoutError } from './errors.js'
 import { parseJson } from './json.js'
 import type { CallOptions } from './types.js'
+import { linkOnBff, routeUrl } from './urls.js'
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
 export interface CallSettings {
-  /** media-bff's root, '' for this page's origin. */
+  /** media-bff's root (urls.ts, bffRoot): '' for this page's origin without a base path. */
   root: string
   /** Default deadline of a call. */
   timeoutMs: number
@@ -23,8 +24,12 @@ export interface CallSettings {
  */
 const MAX_AUTOMATIC_WAIT_S = 5
 
-export async function callBff<T> (settings: CallSettings, method: HttpMethod, path: string, body?: unknown, options: CallOptions & { emptyAnswer?: boolean } = {}): Promise<T> {
+/** What a call goes to: a route under media-bff's root ('/auth/session'), or a link media-bff handed out. */
+export type BffTarget = string | { link: string, field: string }
+
+export async function callBff<T> (settings: CallSettings, method: HttpMethod, target: BffTarget, body?: unknown, options: CallOptions & { emptyAnswer?: boolean } = {}): Promise<T> {
   const { root } = settings
+  const url = typeof target === 'string' ? routeUrl(root, target) : linkOnBff(root, target.link, target.field)
   const timeoutMs = options.timeoutMs ?? settings.timeoutMs
   const deadline = Date.now() + timeoutMs
   const controller = new AbortController()
@@ -41,7 +46,7 @@ export async function callBff<T> (settings: CallSettings, method: HttpMethod, pa
   try {
     if (options.signal?.aborted === true) throw abortedError()
     for (let attempt = 1; ; attempt++) {
-      const response = await fetch(`${root}${path}`, {
+      const response = await fetch(url, {
         method,
         headers,
         credentials: 'include',

@@ -8,6 +8,7 @@ import type { CallSettings } from './http.js'
 import { parseJson } from './json.js'
 import { sseReader, type ServerSentEvent } from './sse.js'
 import type { MediaFile } from './types.js'
+import { routeUrl } from './urls.js'
 import { listenerRegistry } from './listeners.js'
 
 export type SessionEndReason = 'signed_out' | 'expired' | 'ended'
@@ -129,7 +130,7 @@ export function openLiveChannel (settings: CallSettings): LiveChannel {
       const reason: SessionEndReason = data.reason === 'signed_out' || data.reason === 'expired' ? data.reason : 'ended'
       stop()
       emit('ended', { reason })
-      settings.onSignInLost?.(new MediaBffError(401, 'login_required', 'Your session has ended; please sign in again.', { login_url: '/auth/login', reason }, settings.root))
+      settings.onSignInLost?.(new MediaBffError(401, 'login_required', 'Your session has ended; please sign in again.', { login_url: routeUrl(settings.root, '/auth/login'), reason }, settings.root))
     } else if (event.event === 'resync') {
       emit('resync', {})
     } else if (event.event === 'closed' && (data?.reason === 'session_limit' || data?.reason === 'person_limit')) {
@@ -148,7 +149,7 @@ export function openLiveChannel (settings: CallSettings): LiveChannel {
     }
     let silenceMs: number | undefined
     try {
-      const response = await fetch(`${settings.root}/events`, {
+      const response = await fetch(routeUrl(settings.root, '/events'), {
         credentials: 'include',
         headers: { accept: 'text/event-stream', ...(lastEventId === '' ? {} : { 'last-event-id': lastEventId }) },
         signal: attempt.signal

@@ -6,19 +6,23 @@
  * never holds an OAuth token: media-bff keeps them, the browser only has its HttpOnly cookie.
  *
  * media-bff serves this module, built, at `/client/<version>/media-bff-client.js` (with its
- * `.d.ts` beside it); README.md, "The browser module", shows both ways of using it.
+ * `.d.ts` beside it), and `npm run pack:client` packs the same as the npm package
+ * @media-bff/client (public/client/package/); README.md, "The browser module", shows how to use it.
  */
-import { belowRoot, clientError, type MediaBffError } from './errors.js'
+import { clientError, onBff, type MediaBffError } from './errors.js'
 import { callBff, type CallSettings } from './http.js'
-import { navigation, type PageNavigation } from './navigation.js'
+import { navigation, tenantName, type PageNavigation } from './navigation.js'
 import { callOptions, relayCalls, type RelayCalls } from './relay.js'
 import { watchSession, type SessionWatch, type SessionWatchOptions } from './session-watch.js'
 import { openLiveChannel, type LiveChannel } from './live-events.js'
 import type { CallOptions, FinishResult, Session, SessionListItem, UploadRegistration, UploadRegistrationOptions } from './types.js'
 import { uploadFile } from './upload.js'
 import { listenerRegistry } from './listeners.js'
+import { bffRoot, routeUrl } from './urls.js'
 
 export { MediaBffError, type UpstreamFailure } from './errors.js'
+export { readSignInError, SignInError, type ReadSignInErrorOptions, type SignInErrorCode } from './sign-in-errors.js'
+export { createSessionStore, type SessionSource, type SessionStore } from './session-store.js'
 export { safeHttpUrl } from './urls.js'
 export { uploadFile } from './upload.js'
 export type { ApiMethod, RelayCalls } from './relay.js'
@@ -28,8 +32,18 @@ export type { LiveChannel, LiveEvents, LiveListener, SessionEndReason } from './
 export type * from './types.js'
 
 export interface MediaBffClientOptions {
-  /** Where media-bff is mounted; '' (the default) when it serves this page's origin. */
+  /**
+   * media-bff's address when it is on another origin than this page ('https://media.example.org');
+   * '' (the default): this page's origin.
+   */
   baseUrl?: string
+  /**
+   * The path media-bff is mounted under on that origin: its BASE_PATH ('/media-bff'); default none.
+   * A `baseUrl` with the path in it ('https://site.example/media-bff') is the same.
+   */
+  basePath?: string
+  /** The media service tenant sign-ins use unless one says otherwise (LoginOptions.tenant). */
+  tenant?: string
   /** Deadline of each call to media-bff unless the call says otherwise; default 30 seconds. */
   timeoutMs?: number
   /** How the browser is sent elsewhere (signIn, follow); default `location.assign`. */
@@ -73,16 +87,18 @@ export interface MediaBffClient extends RelayCalls, PageNavigation {
 
 const DEFAULT_TIMEOUT_MS = 30_000
 
-export function createMediaBffClient ({ baseUrl = '', timeoutMs = DEFAULT_TIMEOUT_MS, navigate = (url) => { location.assign(url) } }: MediaBffClientOptions = {}): MediaBffClient {
-  const root = baseUrl.replace(/\/+$/, '')
+export function createMediaBffClient ({ baseUrl = '', basePath = '', tenant, timeoutMs = DEFAULT_TIMEOUT_MS, navigate = (url) => { location.assign(url) } }: MediaBffClientOptions = {}): MediaBffClient {
+  const root = bffRoot(baseUrl, basePath)
   const tabEvents = listenerRegistry<{ signInLost: MediaBffError, signedOut: undefined }>()
   const settings: CallSettings = { root, timeoutMs, onSignInLost: (error) => { tabEvents.emit('signInLost', error) } }
   /** Sign-outs of this tab under way. */
   let loggingOut = 0
-  const getSession = async (options?: CallOptions): Promise<Session> => await callBff<Session>(settings, 'GET', '/auth/session', undefined, callOptions(options))
+  /** A signed-out answer's login_url made usable from this page (errors.ts, onBff). */
+  const readSession = (session: Session): Session => session.authenticated ? session : { ...session, login_url: onBff(root, session.login_url) ?? routeUrl(root, '/auth/login') }
+  const getSession = async (options?: CallOptions): Promise<Session> => readSession(await callBff<Session>(settings, 'GET', '/auth/session', undefined, callOptions(options)))
   return {
     ...relayCalls(settings),
-    ...navigation(root, navigate),
+    ...navigation(root, navigate, tenantName(tenant)),
     getSession,
     logout: async (options) => {
       loggingOut++
@@ -103,13 +119,13 @@ export function createMediaBffClient ({ baseUrl = '', timeoutMs = DEFAULT_TIMEOU
       const { autofinish, finish_url: finishUrl } = registration as Partial<UploadRegistration>
       if (autofinish !== true || finishUrl === undefined) return result
       try {
-        return { ...result, files: (await callBff<FinishResult>(settings, 'POST', belowRoot(root, finishUrl), undefined, callOptions({ signal: options?.signal }))).files }
+        return { ...result, files: (await callBff<FinishResult>(settings, 'POST', { link: finishUrl, field: 'finish_url' }, undefined, callOptions({ signal: options?.signal }))).files }
       } catch {
         // Not the upload's failure: the file is stored (see DirectUploadResult.files).
         return result
       }
     },
-    finishUpload: async (registration, options) => await callBff<FinishResult>(settings, 'POST', belowRoot(root, registration.finish_url), undefined, callOptions(options)),
+    finishUpload: async (registration, options) => await callBff<FinishResult>(settings, 'POST', { link: registration.finish_url, field: 'finish_url' }, undefined, callOptions(options)),
     sessions: {
       list: async (options) => (await callBff<{ sessions: SessionListItem[] }>(settings, 'GET', '/auth/sessions', undefined, callOptions(options))).sessions,
       end: async (id, options) => {
@@ -127,9 +143,10 @@ export function createMediaBffClient ({ baseUrl = '', timeoutMs = DEFAULT_TIMEOU
     }),
     watchSession: (options) => watchSession({
       // One channel per media-bff: tabs of sites using another one do not hear each other.
-      channelName: `media-bff ${new URL(root === '' ? '/' : root, location.href).href}`,
+      channelName: `media-bff ${new URL(root === '' ? '/' : root, typeof location === 'undefined' ? 'https://page.invalid/' : location.href).href}`,
+      loginUrl: routeUrl(root, '/auth/login'),
       getSession,
-      keepAlive: async () => await callBff<Session>(settings, 'POST', '/auth/session/keepalive'),
+      keepAlive: async () => readSession(await callBff<Session>(settings, 'POST', '/auth/session/keepalive')),
       onSignInLost: (listener) => tabEvents.on('signInLost', listener),
       onSignedOut: (listener) => tabEvents.on('signedOut', listener)
     }, options)

@@ -1,6 +1,7 @@
 // Where a page sends the browser when media-bff says the sign-in is missing or a scope is: to
 // sign-in or to consent, and back to the very place the person was (path, query and fragment).
-import { MediaBffError } from './errors.js'
+import { clientError, MediaBffError } from './errors.js'
+import { routeUrl } from './urls.js'
 
 export interface LoginOptions {
   /**
@@ -10,6 +11,11 @@ export interface LoginOptions {
   returnTo?: string
   /** Scopes to ask for on top of the configured and already granted ones, space-separated. */
   scope?: string
+  /**
+   * The media service tenant to sign in with (a name of media-bff's MEDIA_TENANTS); default the
+   * client's `tenant`, else media-bff's choice: the session's tenant, or MEDIA_DEFAULT_TENANT.
+   */
+  tenant?: string
 }
 
 export interface PageNavigation {
@@ -26,7 +32,16 @@ export interface PageNavigation {
   follow: (error: unknown, options?: { returnTo?: string }) => boolean
 }
 
-export function navigation (root: string, navigate: (url: string) => void): PageNavigation {
+/** A tenant's name as media-bff's configuration allows it (src/config-tenants.ts). */
+const TENANT_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/i
+
+/** `tenant`, checked before it goes into a URL: a mistake shows at once, not after a redirect. */
+export function tenantName (tenant: string | undefined): string | undefined {
+  if (tenant !== undefined && !TENANT_NAME.test(tenant)) throw clientError(`tenant must be a tenant's name of letters, digits, _ and - (got ${JSON.stringify(tenant)}).`, 'tenant')
+  return tenant
+}
+
+export function navigation (root: string, navigate: (url: string) => void, defaultTenant?: string): PageNavigation {
   const here = (): string => {
     if (typeof location === 'undefined') return '/'
     // On media-bff's origin a path; on another one (listed in media-bff's ALLOWED_ORIGINS, as it
@@ -34,10 +49,12 @@ export function navigation (root: string, navigate: (url: string) => void): Page
     const onBffOrigin = root === '' || new URL(root, location.href).origin === location.origin
     return onBffOrigin ? `${location.pathname}${location.search}${location.hash}` : location.href
   }
-  const loginUrl = ({ returnTo = here(), scope }: LoginOptions = {}): string => {
+  const loginUrl = ({ returnTo = here(), scope, tenant = defaultTenant }: LoginOptions = {}): string => {
     const query = new URLSearchParams({ return_to: returnTo })
     if (scope !== undefined) query.set('scope', scope)
-    return `${root}/auth/login?${query.toString()}`
+    const checkedTenant = tenantName(tenant)
+    if (checkedTenant !== undefined) query.set('tenant', checkedTenant)
+    return `${routeUrl(root, '/auth/login')}?${query.toString()}`
   }
   return {
     loginUrl,

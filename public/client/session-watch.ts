@@ -63,6 +63,8 @@ type TabMessage = { kind: 'session', session: Session } | { kind: 'signed_out' }
 
 export interface WatchParts {
   channelName: string
+  /** media-bff's sign-in route under its root, for a session learned ended without asking it. */
+  loginUrl: string
   getSession: () => Promise<Session>
   keepAlive: () => Promise<Session>
   /** Registers for the client's calls that find the sign-in over; returns the unregistering function. */
@@ -94,7 +96,7 @@ export function watchSession (parts: WatchParts, { warnBeforeMs, minCheckInterva
     }
     if (previous === undefined || JSON.stringify(previous) !== JSON.stringify(next)) emit('change', { session: next })
   }
-  const signedOut = (): Session => ({ authenticated: false, login_url: session?.authenticated === false ? session.login_url : '/auth/login' })
+  const signedOut = (): Session => ({ authenticated: false, login_url: session?.authenticated === false ? session.login_url : parts.loginUrl })
 
   /** Learns what media-bff answered; other tabs learn it too, without asking media-bff themselves. */
   const ask = async (how: () => Promise<Session>): Promise<Session> => {

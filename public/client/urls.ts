@@ -1,7 +1,59 @@
 // What goes into a URL, checked before anything is sent, and what comes out of one before a page
 // uses it.
-import { clientError } from './errors.js'
+import { clientError, onBff, originOf } from './errors.js'
 import type { MediaId } from './types.js'
+
+/**
+ * media-bff's root, under which every route is called: `baseUrl` (its address: '' for this page's
+ * origin, or an http(s) URL, which may carry a path) and `basePath` (the path media-bff is mounted
+ * under there, its BASE_PATH) joined, with empty segments dropped and no trailing slash: '',
+ * '/media-bff', 'https://media.example.org', 'https://site.example/media-bff'. A route ('/auth/session')
+ * is then appended as it is: exactly one slash between them.
+ */
+export function bffRoot (baseUrl: string, basePath: string): string {
+  const address = baseUrl === '' ? undefined : parseAddress(baseUrl)
+  return `${address?.origin ?? ''}${mountPath(address?.pathname ?? '', 'baseUrl')}${mountPath(basePath, 'basePath')}`
+}
+
+/** A route of media-bff ('/auth/session', always with its leading slash) under its root. */
+export function routeUrl (root: string, route: string): string {
+  return `${root}${route}`
+}
+
+/**
+ * A link media-bff handed out to be called (a registration's finish_url), as the URL to call: a
+ * path on media-bff's origin (it carries BASE_PATH already) or a URL on that origin; nothing else,
+ * as the call carries the session cookie and X-CSRF.
+ */
+export function linkOnBff (root: string, link: string, field: string): string {
+  const url = onBff(root, link)
+  const origin = originOf(root) || (typeof location === 'undefined' ? '' : location.origin)
+  if (url === undefined || (!url.startsWith('/') && new URL(url).origin !== origin)) {
+    throw clientError(`${field} must be a link on media-bff, as media-bff handed it out (got ${JSON.stringify(link)}).`, field)
+  }
+  return url
+}
+
+function parseAddress (baseUrl: string): URL {
+  const problem = `baseUrl must be media-bff's http(s) address, such as https://media.example.org, without a query or fragment (got ${JSON.stringify(baseUrl)}).`
+  let url: URL
+  try {
+    url = new URL(baseUrl)
+  } catch {
+    throw clientError(problem, 'baseUrl')
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username !== '' || url.password !== '' || /[?#]/.test(baseUrl)) throw clientError(problem, 'baseUrl')
+  return url
+}
+
+/** A mount path as '/a/b' ('' for none), whatever slashes it was written with; no tricks. */
+function mountPath (path: string, field: string): string {
+  const segments = path.split('/').filter((segment) => segment !== '')
+  if (/[\\?#\s\p{Cc}]|%2e|%2f|%5c/iu.test(path) || segments.some((segment) => segment === '.' || segment === '..')) {
+    throw clientError(`${field}'s path must be path segments such as /media-bff, without ., .., \\, ?, # or spaces (got ${JSON.stringify(path)}).`, field)
+  }
+  return segments.map((segment) => `/${segment}`).join('')
+}
 
 /**
  * The absolute http(s) URL `value` holds, or undefined. Check every URL from an answer with it
