@@ -27,7 +27,7 @@ import { uploadBatch } from './demo/upload-flow.js'
 import { clearProgress, uploadButtonLabel } from './demo/upload-view.js'
 
 // media-bff serves this page at its own root, under BASE_PATH when one is set: its calls go there too.
-const bff = createMediaBffClient({ baseUrl: window.location.pathname.replace(/\/[^/]*$/, '') })
+const bff = createMediaBffClient({ basePath: window.location.pathname.replace(/\/[^/]*$/, '') })
 // Every tab of this browser hears of sign-outs, added scopes and the coming timeout.
 const watch = bff.watchSession()
 const form = byId('upload-form', HTMLFormElement)

@@ -5,14 +5,16 @@ import type { MediaId } from './types.js'
 
 /**
  * media-bff's root, under which every route is called: `baseUrl` (its address: '' for this page's
- * origin, or an http(s) URL, which may carry a path) and `basePath` (the path media-bff is mounted
- * under there, its BASE_PATH) joined, with empty segments dropped and no trailing slash: '',
- * '/media-bff', 'https://media.example.org', 'https://site.example/media-bff'. A route ('/auth/session')
- * is then appended as it is: exactly one slash between them.
+ * origin, an http(s) URL, which may carry a path, or a path on this page's origin) and `basePath`
+ * (the path media-bff is mounted under there, its BASE_PATH) joined, with empty segments dropped
+ * and no trailing slash: '', '/media-bff', 'https://media.example.org',
+ * 'https://site.example/media-bff'. A route ('/auth/session') is then appended as it is: exactly
+ * one slash between them.
  */
 export function bffRoot (baseUrl: string, basePath: string): string {
-  const address = baseUrl === '' ? undefined : parseAddress(baseUrl)
-  return `${address?.origin ?? ''}${mountPath(address?.pathname ?? '', 'baseUrl')}${mountPath(basePath, 'basePath')}`
+  const onThisOrigin = baseUrl === '' || (baseUrl.startsWith('/') && !/^\/[/\\]/.test(baseUrl))
+  const address = onThisOrigin ? { origin: '', pathname: baseUrl } : parseAddress(baseUrl)
+  return `${address.origin}${mountPath(address.pathname, 'baseUrl')}${mountPath(basePath, 'basePath')}`
 }
 
 /** A route of media-bff ('/auth/session', always with its leading slash) under its root. */
@@ -35,7 +37,7 @@ export function linkOnBff (root: string, link: string, field: string): string {
 }
 
 function parseAddress (baseUrl: string): URL {
-  const problem = `baseUrl must be media-bff's http(s) address, such as https://media.example.org, without a query or fragment (got ${JSON.stringify(baseUrl)}).`
+  const problem = `baseUrl must be media-bff's http(s) address, such as https://media.example.org, or a path on this page's origin, without a query or fragment (got ${JSON.stringify(baseUrl)}).`
   let url: URL
   try {
     url = new URL(baseUrl)

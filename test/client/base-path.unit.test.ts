@@ -78,7 +78,8 @@ t.test('a baseUrl with the path and baseUrl plus basePath are the same', async (
   t.equal(seen[0]?.[0], 'https://site.example/media-bff/auth/session')
   const sameOrigin = stubFetch(t)
   await createMediaBffClient({ basePath: '/media-bff' }).getSession()
-  t.same(sameOrigin, ['/media-bff/auth/session'], 'on this page\'s origin: a path')
+  await createMediaBffClient({ baseUrl: '/media-bff/' }).getSession()
+  t.same(sameOrigin, ['/media-bff/auth/session', '/media-bff/auth/session'], 'on this page\'s origin: a path, given either way')
 })
 
 t.test('links media-bff hands out carry its base path already: resolved against its origin, never given it twice', async (t) => {
@@ -144,18 +145,20 @@ t.test('a base path or address that could leave media-bff or change the path is 
   for (const basePath of ['..', '/a/../b', '/a/./b', '/%2e%2e/x', '/a%2Fb', '/a\\b', '/a?b=1', '/a#b', '/a b', '/a\nb', '/a\u0000b']) {
     t.match(refused({ basePath }), { code: 'invalid_request', status: 0, details: { field: 'basePath' } }, JSON.stringify(basePath))
   }
-  for (const baseUrl of ['media.example.org', '/media-bff', 'javascript:alert(1)', 'ftp://media.example.org', 'https://user:secret@media.example.org', 'https://media.example.org/?x=1', 'https://media.example.org/#x', 'https://media.example.org/a%2fb']) {
+  for (const baseUrl of ['media.example.org', '//evil.example', '/\\evil.example', 'javascript:alert(1)', 'ftp://media.example.org', 'https://user:secret@media.example.org', 'https://media.example.org/?x=1', 'https://media.example.org/#x', 'https://media.example.org/a%2fb']) {
     t.match(refused({ baseUrl }), { code: 'invalid_request', details: { field: 'baseUrl' } }, baseUrl)
   }
   t.same(sent, [])
   // Whatever a base path holds: refused, or every route stays on media-bff's origin.
   const anything = fc.oneof(fc.string(), fc.string({ unit: 'binary', maxLength: 12 }), fc.array(fc.constantFrom('/', '\\', '.', '..', '%2e', '%2F', '?', '#', '@', ':', 'evil.example', 'a'), { maxLength: 8 }).map((parts) => parts.join('')))
-  fc.assert(fc.property(fc.constantFrom('', 'https://media.example.org'), anything, (baseUrl, basePath) => {
+  fc.assert(fc.property(fc.constantFrom('', 'https://media.example.org'), anything, fc.boolean(), (origin, path, asBaseUrl) => {
+    // The path as basePath, or (on this page's origin) as a baseUrl of its own.
+    const [baseUrl, basePath] = asBaseUrl && origin === '' ? [`/${path}`, ''] : [origin, path]
     const error = refused({ baseUrl, basePath })
     if (error !== undefined) return error instanceof MediaBffError && error.code === 'invalid_request'
     const login = createMediaBffClient({ baseUrl, basePath, navigate: () => {} }).loginUrl({ returnTo: '/' })
     const resolved = new URL(login, 'https://page.example/')
-    return resolved.origin === (baseUrl === '' ? 'https://page.example' : baseUrl) && resolved.pathname.endsWith('/auth/login') &&
-      (baseUrl !== '' || (login.startsWith('/') && !login.startsWith('//')))
+    return resolved.origin === (origin === '' ? 'https://page.example' : origin) && resolved.pathname.endsWith('/auth/login') &&
+      (origin !== '' || (login.startsWith('/') && !login.startsWith('//')))
   }), { numRuns: 500 })
 })
