@@ -1,9 +1,11 @@
-// What the three example pages share, as a site would have it in one module: the client (media-bff
-// on another origin, whose address the page carries: the test serves these pages on a port of
-// their own, listed in media-bff's ALLOWED_ORIGINS), one session store for every component, and
-// the failed sign-in the address came back with, if any, taken out of the address bar.
+// What the three example pages share, as a site would have it in one module: the client, one
+// session store for every component, and the failed sign-in the address came back with, if any,
+// taken out of the address bar. Where media-bff is comes from the page (the test serves the pages
+// twice: with media-bff on an origin of its own, listed in its ALLOWED_ORIGINS, and with media-bff
+// under /media-bff of the pages' own origin, its BASE_PATH).
 import { createMediaBffClient, createSessionStore, readSignInError } from '@media-bff/client'
 
-export const bff = createMediaBffClient({ baseUrl: document.documentElement.dataset.mediaBff })
+const { mediaBff = '', basePath = '' } = document.documentElement.dataset
+export const bff = createMediaBffClient({ baseUrl: mediaBff, basePath })
 export const session = createSessionStore(bff)
 export const signInError = readSignInError(undefined, { removeFromAddressBar: true })
