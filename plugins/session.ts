@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fastifyCookie from '@fastify/cookie'
 import fastifySession from '@fastify/session'
 import { rememberingSigner } from './session-signer.js'
+import { cameUnderPreviousName, readPreviousCookieName, writePreviousCookieName } from './previous-cookie-name.js'
 import { personOf, signedInOf, type SessionUser, type SignedIn } from '../src/sessions/signed-in.js'
 import { newSessionHandle } from '../src/sessions/session-index.js'
 import { describeDevice } from '../src/sessions/device.js'
@@ -79,9 +80,6 @@ declare module 'fastify' {
  */
 const MAX_TOUCH_INTERVAL_MS = 60_000
 
-/** Requests whose session came under the cookie's previous name: answered with today's. */
-const renamedCookie = new WeakSet<FastifyRequest>()
-
 export default fp(async (app) => {
   const { session: settings } = app.config
   const touchIntervalMs = Math.min(MAX_TOUCH_INTERVAL_MS, settings.idleTimeoutMs / 4)
@@ -94,23 +92,10 @@ export default fp(async (app) => {
   // carry them, and they name the session a sign-in replaces (LoginTransaction.previousSid).
   const cookieDefaults = { httpOnly: true, secure: settings.secureCookie, sameSite: 'strict' as const, path: '/' }
   await app.register(fastifyCookie, { parseOptions: cookieDefaults })
-  // Between the cookie parser's hook and @fastify/session's: a session cookie under the name
-  // releases before 0.2.0 gave it is read as today's, then sent again under today's name (the
-  // keep-alive below) and cleared under the old one, so an upgrade signs nobody out.
+  // Between the cookie parser's hook and @fastify/session's: the name before 0.2.0 is read and
+  // written beside today's while a rolling upgrade runs both versions.
   const { previousCookieName } = settings
-  if (previousCookieName !== undefined) {
-    app.addHook('onRequest', (request, reply, done) => {
-      const previous = request.cookies[previousCookieName]
-      if (previous !== undefined) {
-        if (request.cookies[settings.cookieName] === undefined) {
-          request.cookies[settings.cookieName] = previous
-          renamedCookie.add(request)
-        }
-        reply.clearCookie(previousCookieName, { ...cookieDefaults, sameSite: 'lax' })
-      }
-      done()
-    })
-  }
+  if (previousCookieName !== undefined) readPreviousCookieName(app, settings.cookieName, previousCookieName)
   await app.register(fastifySession, {
     secret: rememberingSigner(new fastifyCookie.Signer(settings.secrets, 'sha256')),
     cookieName: settings.cookieName,
@@ -121,6 +106,7 @@ export default fp(async (app) => {
     cookie: cookieDefaults,
     store: app.sessionStore
   })
+  if (previousCookieName !== undefined) writePreviousCookieName(app, settings.cookieName, previousCookieName)
 
   app.decorateRequest('signedIn', undefined)
   // onRequest (after @fastify/session's own) so that even a request that later fails validation
@@ -149,8 +135,9 @@ export default fp(async (app) => {
     // A cookie signed with an older SESSION_SECRETS entry: @fastify/session re-signs the id with
     // the first secret but, for a session this request does not modify, clears the cookie instead
     // of sending the new one (saveUninitialized: false). Touching the session sends the re-signed
-    // cookie and re-seals the record with the current TOKEN_KEYS entry.
-    const signedWithOldSecret = request.cookies[settings.cookieName] !== session.encryptedSessionId || renamedCookie.has(request)
+    // cookie and re-seals the record with the current TOKEN_KEYS entry. So does one that came
+    // under the name before 0.2.0 only (plugins/previous-cookie-name.ts): it gets today's.
+    const signedWithOldSecret = request.cookies[settings.cookieName] !== session.encryptedSessionId || cameUnderPreviousName(request)
     const isActivity = request.routeOptions.config.touchesSession !== false
     if ((isActivity && now - signedIn.lastSeen > touchIntervalMs) || signedWithOldSecret) keepAlive(request, now)
     done()
