@@ -80,7 +80,7 @@ t.test('folders and files list what was uploaded, per user (every user has the s
   t.match(homeContents.body, { folder_id: 0, files: [{ filename: 'home.txt', size: 4 }] })
   t.same(homeContents.body.folders.map((folder: { folder_id: number }) => folder.folder_id), [1, 2, 3, 4, 5, 8], 'the seeded folders of home')
   const five = await apiCall(`${emulator.baseUrl}/api/folders/5/contents`, auth)
-  t.match(five.body, { folder_id: 5, files: [{ file_id: uploaded.body.file_id, title: 'A', filename: 'a.txt', size: 3, urls: { file: `${emulator.baseUrl}/api/files/${uploaded.body.file_id as number}` } }] })
+  t.match(five.body, { folder_id: 5, files: [{ file_id: uploaded.body.file_id, title: 'A', filename: 'a.txt', size: 3, urls: { file: `${emulator.baseUrl}/media/${uploaded.body.file_id as number}/a.txt` } }] })
   t.equal((await apiCall(`${emulator.baseUrl}/api/folders/99`, auth)).status, 404)
   t.equal((await apiCall(`${emulator.baseUrl}/api/folders/abc`, auth)).status, 404)
 

@@ -11,6 +11,7 @@ import { fileRoutes } from './file-routes.js'
 import { folderRoutes } from './folder-routes.js'
 import { oembedRoute } from './oembed-route.js'
 import { shareRoutes } from './share-routes.js'
+import { directLinkRoute } from './direct-link-route.js'
 
 export const affinityCookieName = 'emulator_affinity'
 
@@ -26,5 +27,6 @@ export function libraryScope (scope: FastifyInstance, context: EmulatorContext):
   folderRoutes(scope, context)
   fileRoutes(scope, context)
   shareRoutes(scope, context)
+  directLinkRoute(scope, context)
   oembedRoute(scope, context)
 }

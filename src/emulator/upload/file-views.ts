@@ -3,8 +3,9 @@
 import type { EmulatorContext } from '../context.js'
 import type { StoredFile } from './upload-store.js'
 
+/** The file's direct link: its bytes, for anyone holding the link (library/direct-link-route.ts). */
 export function fileUrl (context: EmulatorContext, file: StoredFile): string {
-  return `${context.baseUrl}/api/files/${file.fileId}`
+  return `${context.baseUrl}/media/${file.fileId}/${encodeURIComponent(file.filename)}`
 }
 
 export function shareUrl (context: EmulatorContext, file: StoredFile): string {
