@@ -67,7 +67,7 @@ t.test('one path per template, each naming the parameters of its template', asyn
 
 t.test('the security schemes: the session cookie, X-CSRF and the operators\' bearer tokens, all that operations name', async (t) => {
   const schemes = description.components.securitySchemes
-  t.match(schemes.sessionCookie, { type: 'apiKey', in: 'cookie', name: '__Host-media-bff' })
+  t.match(schemes.sessionCookie, { type: 'apiKey', in: 'cookie', name: '__Host-Http-media-bff' })
   t.match(schemes.csrfHeader, { type: 'apiKey', in: 'header', name: 'X-CSRF' })
   t.match(schemes.metricsBearer, { type: 'http', scheme: 'bearer' })
   t.match(schemes.operatorBearer, { type: 'http', scheme: 'bearer' })

@@ -67,7 +67,7 @@ t.test('the compiled code imports only production dependencies', async (t) => {
   for await (const file of jsFiles(join(app, 'dist'))) {
     files += 1
     const source = await readFile(file, 'utf8')
-    for (const match of source.matchAll(/(?:from|import)\s*\(?\s*'([^'.][^']*)'/g)) {
+    for (const match of source.matchAll(/(?:from|import)\s*\(?\s*'([^'.\s,][^'\s,]*)'/g)) {
       const specifier = (match[1] ?? '').replace(/^node:/, '')
       const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0] ?? ''
       if (!allowed.has(name)) missing.add(`${name} (${file.slice(app.length + 1)})`)

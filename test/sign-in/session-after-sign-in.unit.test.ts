@@ -1,5 +1,6 @@
 // Unit tests of src/sign-in/session-after-sign-in.ts: what a re-authorization carries over.
 import t from 'tap'
+import { RECORD_FORMAT } from '../../src/store/record-format.js'
 import { sessionAfterSignIn, type CompletedSignInFacts } from '../../src/sign-in/session-after-sign-in.js'
 
 const completed = (changes: Partial<CompletedSignInFacts> = {}): CompletedSignInFacts => ({
@@ -14,6 +15,7 @@ const NOW = 1_700_000_000_000
 
 t.test('a first sign-in starts clean', async (t) => {
   t.same(sessionAfterSignIn({}, completed(), { tenant: 'north', addedScopes: [] }, NOW), {
+    format: RECORD_FORMAT,
     grantId: 'new-grant',
     tenant: 'north',
     user: { id: 'u1', name: 'Alice', email: 'a@example.org' },

@@ -4,7 +4,7 @@
 // #file, #upload, #files (data-status per file), #status.
 import { createMediaBffClient, MediaBffError } from '/media-bff/client/media-bff-client.js'
 
-const bff = createMediaBffClient({ baseUrl: '/media-bff' })
+const bff = createMediaBffClient({ basePath: '/media-bff' })
 const $ = (selector) => document.querySelector(selector)
 const say = (text) => { $('#status').textContent = text }
 
