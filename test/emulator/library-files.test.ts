@@ -33,7 +33,7 @@ t.test('read: the upload entry plus its API links', async (t) => {
     mime_type: answer.body.mime_type,
     created: answer.body.created,
     status: 'processing',
-    urls: { file: `${emulator.baseUrl}/api/files/${fileId}` },
+    urls: { file: `${emulator.baseUrl}/media/${fileId}/lecture.mp4` },
     api: { self: `${emulator.baseUrl}/api/files/${fileId}`, share: `${emulator.baseUrl}/api/files/${fileId}/share` }
   })
   const foreign = await call(emulator, `files/${fileId}`, { token: bob })

@@ -44,7 +44,7 @@ t.test('contents lists files with their views, and the folders and files switche
     mime_type: full.body.files[0].mime_type,
     created: full.body.files[0].created,
     status: 'processing',
-    urls: { file: `${emulator.baseUrl}/api/files/${fileId}` },
+    urls: { file: `${emulator.baseUrl}/media/${fileId}/a.txt` },
     api: { self: `${emulator.baseUrl}/api/files/${fileId}`, share: `${emulator.baseUrl}/api/files/${fileId}/share` }
   }])
   t.equal(full.body.folders.length, 2)

@@ -21,7 +21,10 @@ t.test('a file\'s and a folder\'s share link and embed code need the share scope
   t.equal(file.status, 200)
   t.same(Object.keys(file.body), ['file_id', 'url', 'embed', 'objects'])
   t.match(file.body, { file_id: fileId, url: `${emulator.baseUrl}/share/${fileId}` })
-  t.same(file.body.objects, { file: { url: `${emulator.baseUrl}/api/files/${fileId}` } }, 'the file\'s direct link, where the service\'s command-line example reads it')
+  const { filename } = (await call(emulator, `files/${fileId}`, { token: alice })).body as { filename: string }
+  t.same(file.body.objects, { file: { url: `${emulator.baseUrl}/media/${fileId}/${encodeURIComponent(filename)}` } }, 'the file\'s direct link, where the service\'s command-line example reads it')
+  const direct = await fetch(file.body.objects.file.url)
+  t.equal(direct.status, 200, 'which serves the file, with no token')
   t.match(file.body.embed, new RegExp(`^<iframe src="${emulator.baseUrl}/share/${fileId}"[^<>]*></iframe>$`))
   t.notMatch(file.body.embed, /<2025>|"day"/, 'the title cannot break out of the attribute')
   const folder = await call(emulator, 'folders/2/share', { token: alice })
