@@ -7,8 +7,8 @@
 //                                                     whenever the file does
 // <version> is package.json's version and the start of the file's SHA-256, so a new build can
 // never hide behind an old URL in someone's cache. During a rolling upgrade a replica asked for a
-// version it does not hold (one the other version's replicas serve) sends the page to its current
-// module rather than failing the page's import. Built by `npm run build` (build:client); nothing
+// version it does not hold (one the other version's replicas serve) answers with its current
+// module, uncached, rather than failing the page's import. Built by `npm run build` (build:client); nothing
 // is bundled at run time. Open to every origin: it is public code, fetched in CORS mode by pages
 // that import it. Paths below are under BASE_PATH (plugins/base-path.ts).
 import fp from 'fastify-plugin'
@@ -49,8 +49,7 @@ const VERSIONED_SCHEMA = {
   summary: 'The browser module, one version of it: cached for good (immutable), open to every origin',
   params: Type.Object({ version: Version, file: File }),
   response: {
-    200: Served,
-    302: Type.Null({ description: 'A version this replica does not hold (another replica\'s, during an upgrade): to its current module, never cached', headers: { location: Type.String() } }),
+    200: { ...Served, description: 'That version, cached for good; for a version this replica does not hold (another replica\'s, during an upgrade), its current module, never cached' },
     404: ErrorBody
   }
 }
@@ -94,8 +93,10 @@ export default fp(async (app) => {
       return await reply.type(FILES[file]).headers({ ...publicCode, 'cache-control': `public, max-age=${A_YEAR_S}, immutable` }).send(files[file])
     }
     if (VERSION.test(asked) && isFile(file)) {
-      // Never cached: once this replica serves that version, the page gets it.
-      return await reply.headers({ ...publicCode, 'cache-control': 'no-store' }).redirect(`${stable}${file}`, 302)
+      // Its own module, not a redirect: a 0.1.0 replica redirects its stable path to a version,
+      // and a redirect back could go round between the two. Never cached: once a replica holding
+      // that version answers, the page gets it.
+      return await reply.type(FILES[file]).headers({ ...publicCode, 'cache-control': 'no-store' }).send(files[file])
     }
     throw new AppError('not_found', `This media-bff serves the browser module as ${stable}media-bff-client.js (and .d.ts), or ${current}media-bff-client.js, not ${stable}${asked}/${file}.`)
   })

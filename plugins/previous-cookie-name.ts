@@ -1,11 +1,15 @@
-// The session cookie was __Host-<name> before 0.2.0 and is __Host-Http-<name> since. While
-// replicas of both versions run (a rolling upgrade), each must read the session whichever name
-// the browser sent: so 0.2.0 reads the old name when the new one is missing, and writes (or
-// clears) the old name beside the new one whenever it sets the session cookie, for 0.1.0 replicas
-// to read. A release after 0.2.0 drops the writing (CHANGELOG.md), then the reading.
+// The session cookie was __Host-<name> before 0.2.0 and is __Host-Http-<name> since. During a
+// rolling upgrade from 0.1.0 (ROLLING_UPGRADE_FROM_0_1=on, for the rollout only) replicas of both
+// versions serve one browser, so 0.2.0 reads the old name and writes it beside the new one:
+// - reading: the old name when the new one is missing, or when the two differ (0.2.0 always
+//   writes them equal, so a difference means a 0.1.0 replica wrote last: a sign-in it completed);
+// - writing: whenever 0.2.0 sets or clears the session cookie, the old name too, SameSite=Lax as
+//   0.1.0 set it, so a 0.1.0 callback (a navigation the media service starts) still carries it.
+// Off (the default, and always once every replica runs 0.2.0) the old name means nothing: a page's
+// script can set a __Host- cookie, and only a __Host-Http- one is the server's own.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 
-/** Requests whose session came under the previous name only: answered with today's too. */
+/** Requests whose session came under the previous name: answered with today's too. */
 const renamed = new WeakSet<FastifyRequest>()
 
 export function cameUnderPreviousName (request: FastifyRequest): boolean {
@@ -16,7 +20,7 @@ export function cameUnderPreviousName (request: FastifyRequest): boolean {
 export function readPreviousCookieName (app: FastifyInstance, cookieName: string, previousName: string): void {
   app.addHook('onRequest', (request, _reply, done) => {
     const previous = request.cookies[previousName]
-    if (previous !== undefined && request.cookies[cookieName] === undefined) {
+    if (previous !== undefined && request.cookies[cookieName] !== previous) {
       request.cookies[cookieName] = previous
       renamed.add(request)
     }
@@ -30,8 +34,9 @@ export function writePreviousCookieName (app: FastifyInstance, cookieName: strin
     const header = reply.getHeader('set-cookie')
     const cookies = header === undefined ? [] : Array.isArray(header) ? header.map(String) : [String(header)]
     const ours = cookies.filter((cookie) => cookie.startsWith(`${cookieName}=`))
+    const asBefore = (cookie: string): string => `${previousName}${cookie.slice(cookieName.length)}`.replace(/; SameSite=Strict/i, '; SameSite=Lax')
     // Fastify adds Set-Cookie values to those already there.
-    if (ours.length > 0) reply.header('set-cookie', ours.map((cookie) => `${previousName}${cookie.slice(cookieName.length)}`))
+    if (ours.length > 0) reply.header('set-cookie', ours.map(asBefore))
     done(null, payload)
   })
 }

@@ -6,6 +6,7 @@ import fastifyCookie from '@fastify/cookie'
 import fastifySession from '@fastify/session'
 import { rememberingSigner } from './session-signer.js'
 import { cameUnderPreviousName, readPreviousCookieName, writePreviousCookieName } from './previous-cookie-name.js'
+import { liveSessionFrom, rememberReplaced } from './replaced-sessions.js'
 import { personOf, signedInOf, type SessionUser, type SignedIn } from '../src/sessions/signed-in.js'
 import { newSessionHandle } from '../src/sessions/session-index.js'
 import { describeDevice } from '../src/sessions/device.js'
@@ -52,8 +53,9 @@ declare module 'fastify' {
      */
     beginSession: (request: FastifyRequest, signedIn: SignedInSession, replacing: SignedIn | undefined) => Promise<void>
     /**
-     * The live signed-in session stored under `sid`, or undefined: the one a sign-in began in, which
-     * the callback (arriving without the SameSite=Strict cookie) replaces.
+     * The live signed-in session a sign-in began in (`sid`), or the one that replaced it since
+     * (plugins/replaced-sessions.ts), or undefined: what the callback, arriving without the
+     * SameSite=Strict cookie, replaces. A store failure throws.
      */
     signedInById: (sid: string | undefined) => Promise<SignedIn | undefined>
   }
@@ -154,14 +156,7 @@ export default fp(async (app) => {
 
   app.decorate('endSignIn', async (request: FastifyRequest, reply: FastifyReply, reason: SessionEndReason = 'signed_out') => { await endSignIn(app, request, reply, reason) })
   app.decorate('beginSession', async (request: FastifyRequest, signedIn: SignedInSession, replacing: SignedIn | undefined) => { await beginSession(app, request, signedIn, replacing) })
-  app.decorate('signedInById', async (sid: string | undefined): Promise<SignedIn | undefined> => {
-    if (sid === undefined) return undefined
-    const record = await new Promise<Record<string, unknown> | null | undefined>((resolve, reject) => {
-      app.sessionStore.get(sid, (error, value) => { if (error === null || error === undefined) resolve(value as Record<string, unknown> | null | undefined); else reject(error) })
-    })
-    const signedIn = record === null || record === undefined ? undefined : signedInOf(sid, record, settings)
-    return signedIn !== undefined && signedIn.endsAt >= app.clock() ? signedIn : undefined
-  })
+  app.decorate('signedInById', async (sid: string | undefined): Promise<SignedIn | undefined> => await liveSessionFrom(app, sid))
 }, { name: 'session', dependencies: ['config', 'stores', 'metrics', 'live-updates'] })
 
 async function destroySession (app: FastifyInstance, sid: string): Promise<void> {
@@ -209,6 +204,9 @@ async function beginSession (app: FastifyInstance, request: FastifyRequest, sign
   // Saved now rather than as the answer goes out (which then has nothing left to save), so that
   // the session exists before anyone can find it in the index.
   await request.session.save()
+  // For a sign-in another tab began in the session just replaced (plugins/replaced-sessions.ts).
+  // Best effort: without it, that sign-in leaves this session to its idle timeout.
+  await rememberReplaced(app, [previous.authenticatedAt === undefined ? undefined : previous.sessionId, replacing?.sid], request.session.sessionId).catch(() => {})
   if (person === undefined) return
   try {
     const ended = await app.personSessions.recordSignIn(person, handle, {

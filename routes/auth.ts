@@ -152,19 +152,18 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   /** A completed sign-in becomes this browser's new session (what carries over is decided first). */
   const signIn = async (request: FastifyRequest, reply: FastifyReply, { completed, transaction }: Extract<CallbackOutcome, { kind: 'signed_in' }>): Promise<FastifyReply> => {
-    // Only a live session carries anything over (an expired one is replaced, not continued): this
-    // request's, or (the callback arrives without the SameSite=Strict cookie) the one the sign-in
-    // began in.
-    // A store that cannot be read here fails the sign-in below, as it saves the new session.
-    const previous = request.signedIn ?? await app.signedInById(transaction.previousSid).catch(() => undefined)
-    const signedIn = sessionAfterSignIn(
-      previous === undefined ? {} : { userId: previous.user.id, tenant: previous.tenant, deniedScopes: [...previous.deniedScopes], uploadOwner: previous.uploadOwner, name: previous.user.name, email: previous.user.email, entitlements: previous.entitlements === undefined ? undefined : [...previous.entitlements] },
-      { grantId: completed.grant.id, grantedScopes: completed.grant.scopes, user: completed.user, deniedScopes: completed.deniedScopes },
-      transaction,
-      app.clock()
-    )
     reply.header('cache-control', 'no-store')
     try {
+      // Only a live session carries anything over (an expired one is replaced, not continued):
+      // this request's, or (the callback arrives without the SameSite=Strict cookie) the one the
+      // sign-in began in, or what replaced that since.
+      const previous = request.signedIn ?? await app.signedInById(transaction.previousSid)
+      const signedIn = sessionAfterSignIn(
+        previous === undefined ? {} : { userId: previous.user.id, tenant: previous.tenant, deniedScopes: [...previous.deniedScopes], uploadOwner: previous.uploadOwner, name: previous.user.name, email: previous.user.email, entitlements: previous.entitlements === undefined ? undefined : [...previous.entitlements] },
+        { grantId: completed.grant.id, grantedScopes: completed.grant.scopes, user: completed.user, deniedScopes: completed.deniedScopes },
+        transaction,
+        app.clock()
+      )
       await app.beginSession(request, signedIn, previous)
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) throw error

@@ -18,6 +18,10 @@ export interface Mount {
 
 const PATH = /^(\/[A-Za-z0-9._~-]+)+$/
 
+/** media-bff's own routes and route families: a callback path among them would collide at start. */
+const OWN_ROUTES = ['/auth/login', '/auth/logout', '/auth/session', '/auth/sessions', '/events', '/docs', '/metrics', '/healthz', '/readyz']
+const OWN_PREFIXES = ['/api/', '/uploads/', '/client/', '/operator/', '/auth/session/', '/auth/sessions/', '/webhooks/']
+
 /** True when `path` is made of plain segments, none of them `.` or `..`. */
 function isPlainPath (path: string): boolean {
   return PATH.test(path) && !path.split('/').some((segment) => segment === '.' || segment === '..')
@@ -61,5 +65,10 @@ export function readMount (read: EnvReader, publicUrl: string, production: boole
     read.problem('OAUTH_REDIRECT_URI', `${redirectUri} is not under BASE_PATH (${basePath === '' ? 'the origin\'s root' : basePath}); media-bff would never see the sign-in come back. Use ${defaultUri}, or a path under ${basePath === '' ? '/' : `${basePath}/`}`)
     return { basePath, redirectUri, callbackPath: DEFAULT_CALLBACK_PATH }
   }
-  return { basePath, redirectUri, callbackPath: path.slice(basePath.length) }
+  const callbackPath = path.slice(basePath.length)
+  if (OWN_ROUTES.includes(callbackPath) || OWN_PREFIXES.some((prefix) => callbackPath.startsWith(prefix))) {
+    read.problem('OAUTH_REDIRECT_URI', `${redirectUri} is one of media-bff's own routes (${callbackPath}); use ${defaultUri}, or another path`)
+    return { basePath, redirectUri, callbackPath: DEFAULT_CALLBACK_PATH }
+  }
+  return { basePath, redirectUri, callbackPath }
 }

@@ -47,7 +47,7 @@ export interface Config {
   }
   session: {
     cookieName: string
-    /** The name the session cookie had before (0.1.0's __Host-<name>): read, and replaced by cookieName. */
+    /** 0.1.0's name for the session cookie (__Host-<name>), during a rolling upgrade from it only (ROLLING_UPGRADE_FROM_0_1). */
     previousCookieName: string | undefined
     /** Secure cookie and __Host-Http- prefix; only dropped for a plain-http PUBLIC_URL. */
     secureCookie: boolean
@@ -266,8 +266,9 @@ export function loadConfig (env: Env = process.env): Config {
     },
     session: {
       cookieName,
-      // Releases before 0.2.0 named it __Host-<name>: still read, so nobody is signed out by the upgrade.
-      previousCookieName: isHttpsPublic ? `__Host-${cookieBase}` : undefined,
+      // Releases before 0.2.0 named it __Host-<name>: read and written beside the new name only
+      // while a rolling upgrade from 0.1.0 runs (plugins/previous-cookie-name.ts).
+      previousCookieName: isHttpsPublic && read.boolean('ROLLING_UPGRADE_FROM_0_1', false) ? `__Host-${cookieBase}` : undefined,
       secureCookie: isHttpsPublic,
       secrets,
       idleTimeoutMs,

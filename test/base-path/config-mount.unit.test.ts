@@ -65,3 +65,11 @@ t.test('property: any plain base path gives a default redirect URI on PUBLIC_URL
       uri.pathname === `${basePath}${config.oauth.callbackPath}`
   }))
 })
+
+t.test('a redirect URI on one of media-bff\'s own routes is refused at start', async (t) => {
+  for (const path of ['/auth/login', '/auth/session', '/api/folders/0', '/events', '/client/x', '/healthz']) {
+    const problems = problemsOf({ ...production, BASE_PATH: '/media-bff', OAUTH_REDIRECT_URI: `https://site.example.org/media-bff${path}` })
+    t.equal(problems.length, 1, path)
+    t.match(problems[0], /^OAUTH_REDIRECT_URI: .* is one of media-bff's own routes/)
+  }
+})

@@ -158,7 +158,7 @@ t.test('the browser module: its current version and each version, open to all', 
     t.ok(operation?.responses['200'].content['text/plain'], 'its types')
   }
   t.ok(current?.responses['304'], 'revalidated')
-  t.match(versioned?.responses['302'], { headers: { location: Object } }, 'another replica\'s version: to the current module')
+  t.match(versioned?.responses['200'].description, /another replica's/, 'another replica\'s version: the current module, uncached')
   // The parameters are described, not constrained: an unknown file is still the handler's 404.
   const stack = await build(t)
   t.equal((await stack.inject({ method: 'GET', url: '/client/other.js' })).statusCode, 404)

@@ -40,6 +40,7 @@ t.test('the command-line example: curl -F with a private token, reading the fiel
   t.match(opened.stdout, /^HTTP\/1\.1 200 /, 'the direct link opens without a token')
   t.match(opened.stdout, /\r\ncontent-type: application\/octet-stream\r\n/i, 'with the type it was sent with (curl -F names none)')
   t.ok(opened.stdout.endsWith('\r\n\r\nnot really a video\n'), 'and serves the file as uploaded')
+  t.match(opened.stdout, /\r\ncontent-security-policy: sandbox\r\n/i, 'sandboxed: an uploaded page cannot script the service\'s origin')
   const walked = await run(curl, ['-sS', '-o', '/dev/null', '-w', '%{http_code}', share.objects.file.url.replace(/\/[^/]*$/, '/other.mp4')])
   t.equal(walked.stdout, '404', 'the id alone is not enough')
   const refused = await call(...auth, '-F', 'folder_id=999999', `${emulator.baseUrl}/api/upload/id`)

@@ -15,6 +15,8 @@ export function directLinkRoute (app: FastifyInstance, context: EmulatorContext)
       .header('content-length', String(file.size))
       .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(file.filename)}`)
       .header('x-content-type-options', 'nosniff')
+      // An uploaded page must not script this origin, which is also the consent page's.
+      .header('content-security-policy', 'sandbox')
       .send(createReadStream(file.path))
   })
 }
