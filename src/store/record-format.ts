@@ -2,7 +2,9 @@
 // upgrade runs two versions of media-bff on one store, each reading what the other writes, so a
 // new format may only add fields the version before it can ignore, and each version reads the
 // format before its own (media-bff 0.1.0 wrote none: format 0) and the one after it. A record
-// further away than that is not read (the session is signed out), rather than misread.
+// further away than that is not read rather than misread: a session or a grant of such a format
+// signs that session out (its grant deleted), an entry of a person's index is left in place. A
+// rewrite (a refreshed grant) is in this version's format; fields it does not know ride along.
 // CHANGELOG.md names the format of each release; test/store/previous-records.test.ts reads the
 // previous release's records with the current code.
 
