@@ -83,6 +83,8 @@ export default fp(async (app) => {
     now: app.clock
   })
   const stopListening = bus.subscribe((message) => { hub.deliver(message) })
+  // Beside media_bff_event_streams, so how full the instance is reads without its configuration.
+  app.metrics.gauge('media_bff_event_streams_max', 'Live channels this instance keeps open at most (EVENTS_MAX_STREAMS); beyond, a new one is refused (instance_full)', () => config.events.maxStreams)
   app.metrics.gauge('media_bff_event_replay_messages', 'Live messages kept on this instance for pages that reconnect (at most 2,000, for 2 minutes)', () => hub.replayable)
 
   const { keys } = config.webhooks

@@ -75,6 +75,15 @@ export default fp(async (app) => {
   const delivered = new Counter({ name: 'media_bff_events_delivered_total', help: 'Live events written to a channel', registers: [registry] })
   const dropped = new Counter({ name: 'media_bff_event_streams_dropped_total', help: 'Live channels closed by media-bff, by reason (slow_reader, session_limit, session_ended, instance_full)', labelNames: ['reason'], registers: [registry] })
   const takeovers = new Counter({ name: 'media_bff_webhook_follow_up_takeovers_total', help: 'Webhook follow-ups another instance took and never finished (it stopped or crashed), taken over by this one', registers: [registry] })
+  // The outcomes docker/prometheus/alerts.yml counts are series from the start, at zero: increase()
+  // sees nothing of a series that first appears at 1, so the first refusal after a start would go
+  // unseen.
+  const fromZero = (counter: Counter<string>, label: string, values: string[]): void => { for (const value of values) counter.inc({ [label]: value }, 0) }
+  fromZero(logins, 'outcome', ['redirected', 'refused_full'])
+  fromZero(callbacks, 'outcome', ['signed_in', 'exchange_failed', 'unavailable', 'refused_full', 'insecure_transport', 'issuer_mismatch'])
+  fromZero(refreshes, 'outcome', ['refreshed', 'reused', 'rejected', 'client_rejected', 'failed'])
+  fromZero(webhooks, 'outcome', ['accepted', 'queue_full', 'unavailable', 'refused_signature', 'refused_stale'])
+  fromZero(dropped, 'reason', ['slow_reader', 'session_limit', 'person_limit', 'session_ended', 'instance_full'])
   // On every relayed and upstream call, as request latency is on every request (below).
   const upstream = createDurationHistogram<'endpoint' | 'status'>({ name: 'media_bff_upstream_request_duration_seconds', help: 'Calls to the media service, by endpoint and status (0: no answer)', buckets: LATENCY_BUCKETS })
   registry.registerMetric(upstream.metric as unknown as Metric)

@@ -1,7 +1,7 @@
 // What an operator watches: after a real flow through nginx, each replica's /metrics (scraped
 // directly, as Prometheus does on the internal network) carries the named series with their
 // labels; /metrics and /docs answer only METRICS_TOKEN and look absent to everyone else; /readyz
-// follows Redis going away and coming back while /healthz stays up.
+// (and media_bff_store_up) follows Redis going away and coming back while /healthz stays up.
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { request } from 'undici'
@@ -151,6 +151,7 @@ t.test('/readyz is 503 while Redis is down and 200 once it is back; /healthz sta
     const down = await until(async () => await direct(replica.url, '/readyz'), (answer) => answer.status === 503)
     t.match(down, { status: 503, headers: { 'retry-after': '5' }, body: { error: 'unavailable', message: String } }, `${replica.name} not ready without Redis`)
     t.equal((await direct(replica.url, '/healthz')).status, 200, `${replica.name} still alive: nothing to restart`)
+    t.equal((await scrape(replica.url, stack.metricsToken)).sum('media_bff_store_up'), 0, `${replica.name}: media_bff_store_up says so to Prometheus`)
   }
   // Through nginx the contract's 503 reaches the browser as it is, not as nginx's 502.
   const meanwhile = await browser.get('/auth/session')
@@ -161,6 +162,7 @@ t.test('/readyz is 503 while Redis is down and 200 once it is back; /healthz sta
   for (const replica of stack.replicas) {
     const back = await until(async () => await direct(replica.url, '/readyz'), (answer) => answer.status === 200)
     t.match(back, { status: 200, body: { status: 'ready' } }, `${replica.name} ready again once Redis is back`)
+    t.equal((await scrape(replica.url, stack.metricsToken)).sum('media_bff_store_up'), 1, `${replica.name}: media_bff_store_up too`)
   }
   t.equal((await browser.get('/auth/session')).json().authenticated, true, 'the session survived the Redis restart (AOF)')
 })
