@@ -11,7 +11,10 @@ export const suitePrograms: Record<string, string> = {
   chromium: 'chromium',
   openssl: 'openssl',
   curl: 'curl',
-  kubectl: 'kubectl'
+  kubectl: 'kubectl',
+  // Both from Debian's prometheus package: the rules' checker and a real server scraping replicas.
+  promtool: 'prometheus',
+  prometheus: 'prometheus'
 }
 
 /**

@@ -69,6 +69,10 @@ t.test('kubectl: its own package where the apt sources have it, Debian\'s kubern
   t.match(plan([], { hasAptGet: false }), { action: 'stop', message: /apt-get install -y --no-install-recommends curl kubectl$/ }, 'no apt-get: the program\'s own package name')
 })
 
+t.test('promtool and prometheus come in one Debian package, installed once', async (t) => {
+  t.same(planPrograms(machine(['promtool', 'prometheus'])), { action: 'install', packages: ['prometheus'], message: 'npm test: installing prometheus with apt-get: the tests drive a real promtool, prometheus, not found on this machine.' })
+})
+
 t.test('a test that needs a missing program fails with the install command', async (t) => {
   const absent = 'media-bff-no-such-program'
   t.throws(() => requireProgram(absent), { message: `${absent} is needed by this test but was not found on PATH. Install it: ${installCommand([absent])}` })
