@@ -11,6 +11,8 @@ export interface Sample {
 export interface Scrape {
   contentType: string
   samples: Sample[]
+  /** Every metric family by name and type (`# TYPE` lines), those without a sample yet too. */
+  families: Map<string, string>
   /** Sum of the values of every sample with this name whose labels include `labels`. */
   sum: (name: string, labels?: Record<string, string>) => number
   /** Whether any sample has this name and labels (a series exists once it has been touched). */
@@ -22,7 +24,10 @@ const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g
 
 export function parseMetrics (text: string, contentType = ''): Scrape {
   const samples: Sample[] = []
+  const families = new Map<string, string>()
   for (const line of text.split('\n')) {
+    const type = /^# TYPE (\S+) (\S+)$/.exec(line)
+    if (type !== null) families.set(type[1] as string, type[2] as string)
     if (line === '' || line.startsWith('#')) continue
     const match = LINE.exec(line)
     if (match === null) throw new Error(`not a Prometheus sample line: ${line}`)
@@ -35,6 +40,7 @@ export function parseMetrics (text: string, contentType = ''): Scrape {
   return {
     contentType,
     samples,
+    families,
     sum: (name, labels = {}) => matching(name, labels).reduce((total, sample) => total + sample.value, 0),
     has: (name, labels = {}) => matching(name, labels).length > 0
   }
