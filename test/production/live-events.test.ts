@@ -54,11 +54,14 @@ t.test('an upload is announced through nginx as it happens', async (t) => {
   const record = (await browser.post('/uploads/register', { folder_id: 0, title: 'Through nginx' })).json()
   t.equal((await uploadDirect(record.url_upload_direct, 'a.mp4', 'video')).status, 200)
   t.equal((await browser.post(record.finish_url)).status, 200)
-  await until('processing, then ready', () => seen.file.length === 2)
-  t.match(seen.file.map(({ file, event }) => ({ title: file.title, status: file.status, event })), [
-    { title: 'Through nginx', status: 'processing', event: 'finished' },
-    { title: 'Through nginx', status: 'ready', event: 'file_transcode' }
-  ])
+  await until('ready', () => seen.file.some(({ file }) => file.status === 'ready'))
+  const told = seen.file.map(({ file, event }) => ({ title: file.title, status: file.status, event }))
+  t.match(told[0], { title: 'Through nginx', event: 'finished' }, 'the finish told first')
+  t.match(told.at(-1), { title: 'Through nginx', status: 'ready' }, 'then ready, as the service processed it')
+  // Which webhook tells it depends on when its follow-up runs: the upload's, once the file is
+  // ready already (a slow machine), or the transcode's; either way the page hears ready once.
+  t.match(told.at(-1)?.event, /^(file_upload|file_transcode)$/)
+  t.equal(told.filter(({ status }) => status === 'ready').length, 1, 'ready, once')
 
   t.test('the replica holding the channel stops: the page carries on with the other', async (t) => {
     const stopping = first.stop('SIGTERM', 10_000)
@@ -71,11 +74,9 @@ t.test('an upload is announced through nginx as it happens', async (t) => {
     const again = (await browser.post('/uploads/register', { folder_id: 0, title: 'After the restart' })).json()
     t.equal((await uploadDirect(again.url_upload_direct, 'b.mp4', 'video')).status, 200)
     t.equal((await browser.post(again.finish_url)).status, 200)
-    await until('the second upload\'s events', () => seen.file.length === 4)
-    t.match(seen.file.slice(2).map(({ file }) => ({ title: file.title, status: file.status })), [
-      { title: 'After the restart', status: 'processing' },
-      { title: 'After the restart', status: 'ready' }
-    ])
+    const second = (): Array<{ status: string | undefined }> => seen.file.filter(({ file }) => file.title === 'After the restart').map(({ file }) => ({ status: file.status }))
+    await until('the second upload ready', () => second().some(({ status }) => status === 'ready'))
+    t.match(second().at(-1), { status: 'ready' }, 'the other replica told the page of it, up to ready')
     const access = await stack.nginx.accessLog()
     t.notMatch(access, /last-event-id|__Host-/i, 'nginx logs neither the cookie nor the page\'s place in the stream')
   })
