@@ -1,8 +1,10 @@
 // The session store in the three UI framework styles, in real Chromium: one small page each
 // (test/browser/examples/frameworks/), React with useSyncExternalStore, Vue with a ref set from
 // subscribe, a compiled Svelte component with `$session`, built as a site builds them: the real
-// frameworks (the checkout's dev dependencies) and @media-bff/client installed from the tarball
-// `npm run pack:client` wrote, bundled by esbuild. Each page shows the person signed out, then
+// frameworks (the checkout's dev dependencies) and @media-bff/client, bundled by esbuild. The
+// package is the module media-bff serves, byte for byte (test/client/client-package.test.ts packs
+// and installs it and shows so), so the pages take that file as the package: packing it again here
+// would only double the suite's slowest step. Each page shows the person signed out, then
 // signed in (after the emulator's consent) with their name, then signed out again; the React page
 // first has its sign-in cancelled: readSignInError's message, and auth_error gone from the
 // address bar. All of it twice: with media-bff on an origin of its own (the pages' port is in its
@@ -17,7 +19,7 @@ import t from 'tap'
 import { build, type Plugin } from 'esbuild'
 import { compile } from 'svelte/compiler'
 import { startStack } from '../helpers/bff.js'
-import { packAndInstallClient } from '../helpers/client-package.js'
+import { clientModuleDir } from '../../plugins/client-module.js'
 import { freePort } from '../helpers/ports.js'
 import { consentAs, followToConsent } from './demo-steps.js'
 import { openDemoBrowser } from './demo-run.js'
@@ -37,8 +39,8 @@ const svelteComponents: Plugin = {
   }
 }
 
-/** Each page's script, as the site's bundler makes it, with @media-bff/client from the installed tarball. */
-async function bundlePages (nodeModules: string): Promise<Record<Framework, string>> {
+/** Each page's script, as the site's bundler makes it, @media-bff/client being the module media-bff serves. */
+async function bundlePages (): Promise<Record<Framework, string>> {
   const bundles = {} as Record<Framework, string>
   for (const [framework, entry] of Object.entries(PAGES) as Array<[Framework, string]>) {
     const result = await build({
@@ -49,7 +51,7 @@ async function bundlePages (nodeModules: string): Promise<Record<Framework, stri
       write: false,
       logLevel: 'warning',
       jsx: 'automatic',
-      nodePaths: [nodeModules],
+      alias: { '@media-bff/client': join(clientModuleDir, 'media-bff-client.js') },
       plugins: [svelteComponents],
       define: { 'process.env.NODE_ENV': '"production"', __VUE_OPTIONS_API__: 'false', __VUE_PROD_DEVTOOLS__: 'false', __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: 'false' }
     })
@@ -58,8 +60,7 @@ async function bundlePages (nodeModules: string): Promise<Record<Framework, stri
   return bundles
 }
 
-const installed = await packAndInstallClient(t)
-const bundles = await bundlePages(join(installed.project, 'node_modules'))
+const bundles = await bundlePages()
 const BASE_PATH = '/media-bff'
 
 /**
