@@ -26,7 +26,8 @@ t.test('sites as browsers judge them', async (t) => {
 })
 
 t.test('property: any subdomain of a registrable domain is its site; another registrable domain is not', async (t) => {
-  const label = fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/)
+  // Plain labels: a valid URL's (no hyphens, so no xn-- label that is not punycode).
+  const label = fc.stringMatching(/^[a-z][a-z0-9]{0,11}$/)
   fc.assert(fc.property(fc.array(label, { maxLength: 3 }), fc.array(label, { maxLength: 3 }), label, label, (left, right, domain, other) => {
     // Under a name of its own: some short names under .org are public suffixes themselves (ae.org).
     const host = (labels: string[], name: string): string => `https://${[...labels, `site-${name}`, 'org'].join('.')}`
