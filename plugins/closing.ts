@@ -9,9 +9,9 @@ const RETRY_AFTER_S = 2
 export default fp(async (app) => {
   let closing = false
   app.addHook('preClose', async () => { closing = true })
-  // Synchronous and registered before every other hook (src/app.ts): a request that arrived
-  // before the close began finishes even if its session was still loading when it began. The
-  // error goes through the contract's error handler (plugins/errors.ts) like any other.
+  // Synchronous and registered before every other hook but the request id's (src/app.ts): a
+  // request that arrived before the close began finishes even if its session was still loading
+  // when it began. The error goes through the contract's error handler (plugins/errors.ts) like any other.
   app.addHook('onRequest', (_request, reply, done) => {
     if (!closing) {
       done()

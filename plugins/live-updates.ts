@@ -21,6 +21,7 @@ import { createMemoryFollowUpQueue } from '../src/webhooks/memory-follow-up-queu
 import { createRedisFollowUpQueue } from '../src/webhooks/redis-follow-up-queue.js'
 import { withAccessToken } from '../src/grants/with-access-token.js'
 import { BOOKKEEPING_CEILING } from '../src/store/redis-memory.js'
+import { currentRequestId } from '../src/request-id.js'
 
 export interface LiveUpdates {
   /** Turns this signed-in request into its session's live channel: the answer starts and stays open. */
@@ -48,6 +49,12 @@ declare module 'fastify' {
   interface FastifyInstance {
     live: LiveUpdates
   }
+}
+
+/** The webhook's request, which its follow-up goes on with (src/webhooks/webhook-hints.ts). */
+function partOf (): Pick<FollowUp, 'requestId'> {
+  const requestId = currentRequestId()
+  return requestId === undefined ? {} : { requestId }
 }
 
 /** One channel per tab; beyond this many tabs of one session, the oldest channel goes. */
@@ -184,7 +191,7 @@ export default fp(async (app) => {
     webhooks: {
       tenants: new Set(keys.keys()),
       receive: async (tenant, body) => await intake.receive(tenant, keys.get(tenant) ?? [], body, async (hint) =>
-        await queue.add({ tenant, id: hint.id, event: hint.event, fileId: hint.fileId, acceptedAt: Date.now() })),
+        await queue.add({ tenant, id: hint.id, event: hint.event, fileId: hint.fileId, acceptedAt: Date.now(), ...partOf() })),
       idle: async () => {
         // A store that cannot be asked (Redis reconnecting) is asked again.
         while ((await queue.stats().catch(() => ({ waiting: 1 }))).waiting > 0) await new Promise((resolve) => setTimeout(resolve, 25))

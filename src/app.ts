@@ -19,6 +19,7 @@ import corsPlugin from '../plugins/cors.js'
 import csrfPlugin from '../plugins/csrf.js'
 import errorsPlugin from '../plugins/errors.js'
 import closingPlugin from '../plugins/closing.js'
+import requestIdPlugin from '../plugins/request-id.js'
 import mediaPlugin from '../plugins/media.js'
 import grantsPlugin from '../plugins/grants.js'
 import rateLimitPlugin from '../plugins/rate-limit.js'
@@ -47,8 +48,10 @@ export const app = fp(async (fastify: FastifyInstance, { config, clock }: AppOpt
   await fastify.register(configPlugin, { config, ...(clock === undefined ? {} : { clock }) })
   // Before every plugin with routes: it moves each route under BASE_PATH as it is registered.
   await fastify.register(basePathPlugin)
-  // First of all hooks: whether a request arrived before the close began must be decided when it
-  // arrives, not after the session and other async hooks have run.
+  // First of all hooks, synchronous: every answer (a refusal while closing too) names its request.
+  await fastify.register(requestIdPlugin)
+  // Next, and synchronous too: whether a request arrived before the close began must be decided
+  // when it arrives, not after the session and other async hooks have run.
   await fastify.register(closingPlugin)
   // Before every plugin with routes: it attaches the operators' guard to the routes that ask for
   // it as they are registered (/metrics and /docs among the first).

@@ -4,6 +4,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
+import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js'
 
 /** Header and body paths that may hold a token, code, secret or cookie: never printed. */
 export const REDACTED_PATHS = [
@@ -49,6 +50,9 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
     logger,
     // Only the configured proxies may tell us the client's address and scheme.
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
+    // Only those proxies may name the request too (X-Request-Id); it is logged as reqId.
+    requestIdHeader: false,
+    genReqId: requestIdFor(config.trustProxy),
     bodyLimit: config.bodyLimit,
     requestTimeout: config.upstreamTimeoutMs * 3,
     // Fastify's default JSON parser refuses __proto__ poisoning; keep the secure defaults.
@@ -61,11 +65,11 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
     return503OnClosing: false,
     // Malformed URLs and over-long path parameters never reach a route; answer them in the
     // contract's shape too.
-    frameworkErrors: (error, _request, reply: FastifyReply) => {
+    frameworkErrors: (error, request, reply: FastifyReply) => {
       const body = error.code === 'FST_ERR_MAX_PARAM_LENGTH'
         ? { status: 404, error: 'not_found', message: 'There is no such resource.' }
         : { status: 400, error: 'invalid_request', message: 'The request URL could not be read.' }
-      reply.code(body.status).header('cache-control', 'no-store').send({ error: body.error, message: body.message })
+      reply.code(body.status).header('cache-control', 'no-store').header(REQUEST_ID_HEADER, request.id).send({ error: body.error, message: body.message })
     },
     clientErrorHandler: answerClientError,
     forceCloseConnections: 'idle'

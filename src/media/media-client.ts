@@ -8,6 +8,7 @@ import { readRegistration, type UploadRegistration } from './read-registration.j
 import { readFinishResult, type FinishResult } from './read-finish-result.js'
 import { readMediaFile, type MediaFileView } from './read-media-file.js'
 import { readUserInfo, type UserInfo } from './read-user-info.js'
+import { withRequestId } from '../request-id.js'
 
 export type { UploadRegistration } from './read-registration.js'
 export type { FinishResult } from './read-finish-result.js'
@@ -35,7 +36,7 @@ export function createMediaClient (options: MediaClientOptions) {
     const started = performance.now()
     let status = 0
     try {
-      const headers: Record<string, string> = { authorization: `Bearer ${init.token}`, accept: 'application/json' }
+      const headers = withRequestId({ authorization: `Bearer ${init.token}`, accept: 'application/json' })
       let body: string | undefined
       if (init.form !== undefined) {
         headers['content-type'] = 'application/x-www-form-urlencoded'

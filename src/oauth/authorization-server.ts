@@ -7,6 +7,7 @@ import { KNOWN_SCOPES, parseScopes } from '../scopes.js'
 import { readCappedText } from '../capped-body.js'
 import { classifyTokenError } from './token-errors.js'
 import { TokenEndpointError } from './token-failure.js'
+import { withRequestId } from '../request-id.js'
 
 export interface TokenSet {
   accessToken: string
@@ -54,15 +55,15 @@ function hasHttpEndpoint (tenant: Tenant): boolean {
 }
 
 /**
- * undici as openid-client's fetch, with two guards. Every token-endpoint body is read with a size
- * cap (openid-client would read any size), so a hostile or broken endpoint costs bounded memory
+ * undici as openid-client's fetch, carrying the request id (src/request-id.ts), with two guards.
+ * Every token-endpoint body is read with a size cap (openid-client would read any size), so a hostile or broken endpoint costs bounded memory
  * and ends as a transient failure. And the media service's token response is only "probably"
  * carrying token_type (seen in the service's SDK, not published), which openid-client insists on; a successful token
  * response without one is read as Bearer, the only type the service issues.
  */
 function tolerantTokenFetch (tokenUrl: string, dispatcher: Dispatcher): oidc.CustomFetch {
   return async (url, options) => {
-    const response = await undiciFetch(url, { ...options, dispatcher } as Parameters<typeof undiciFetch>[1]) as unknown as Response
+    const response = await undiciFetch(url, { ...options, headers: withRequestId({ ...options.headers }), dispatcher } as Parameters<typeof undiciFetch>[1]) as unknown as Response
     const text = response.body === null ? '' : await readCappedText(response.body as unknown as AsyncIterable<Uint8Array>)
     const headers = new Headers(response.headers)
     headers.delete('content-length')

@@ -19,6 +19,7 @@ import type { ValidatorBinding } from './validators.js'
 import { JsonLinkRewriter, JsonStructureError, type JsonLinkRewriterOptions } from './json-link-rewriter.js'
 import { linkRewriting, type RelayTarget } from './local-links.js'
 import type { UpstreamRequest } from './upstream-request.js'
+import { withRequestId } from '../request-id.js'
 
 export type { RelayTarget } from './local-links.js'
 
@@ -118,7 +119,7 @@ export function createRelay (options: RelayOptions): Relay {
 
   async function call (request: UpstreamRequest, token: string, tenant: { origin: string, basePath: string, links: JsonLinkRewriterOptions }, viewer: string, hold: CallHold): Promise<RelayAnswer> {
     const name = request.operation.name
-    const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json', 'accept-encoding': 'identity' }
+    const headers = withRequestId({ authorization: `Bearer ${token}`, accept: 'application/json', 'accept-encoding': 'identity' })
     if (request.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded'
     // Only a validator this viewer was given goes up; another's, or a forged one, is dropped.
     const condition = request.ifNoneMatch === undefined ? undefined : options.validators.unbind(viewer, request.ifNoneMatch)

@@ -6,6 +6,7 @@
 // stream that every instance works, where a follow-up one instance took and never finished
 // (it crashed) is taken over by another.
 import { WEBHOOK_EVENTS, type WebhookEvent } from './read-webhook.js'
+import { isRequestId } from '../request-id.js'
 
 /** What a follow-up needs, and nothing of the webhook's unsigned body but a file id to look up. */
 export interface FollowUp {
@@ -16,6 +17,8 @@ export interface FollowUp {
   fileId: number | undefined
   /** When media-bff accepted it (epoch ms). */
   acceptedAt: number
+  /** The id of the request that brought it (src/request-id.ts): its calls to the service carry it too. */
+  requestId?: string
 }
 
 /** `done`: finished (whatever it found); `retry`: it failed for now (the service or the store away). */
@@ -56,9 +59,17 @@ export function readFollowUp (text: string): FollowUp | undefined {
     return undefined
   }
   if (value === null || typeof value !== 'object') return undefined
-  const { tenant, id, event, fileId, acceptedAt } = value as Record<string, unknown>
+  const { tenant, id, event, fileId, acceptedAt, requestId } = value as Record<string, unknown>
   if (typeof tenant !== 'string' || typeof id !== 'string' || typeof acceptedAt !== 'number') return undefined
   if (typeof event !== 'string' || !(WEBHOOK_EVENTS as readonly string[]).includes(event)) return undefined
   if (fileId !== undefined && !(typeof fileId === 'number' && Number.isSafeInteger(fileId) && fileId >= 0)) return undefined
-  return { tenant, id, event: event as WebhookEvent, fileId: fileId as number | undefined, acceptedAt }
+  // Only an id of the shape ids are written in is carried on; anything else is left.
+  return {
+    tenant,
+    id,
+    event: event as WebhookEvent,
+    fileId: fileId as number | undefined,
+    acceptedAt,
+    ...(typeof requestId === 'string' && isRequestId(requestId) ? { requestId } : {})
+  }
 }

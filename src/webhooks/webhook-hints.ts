@@ -13,6 +13,7 @@ import { newMessageId, type LiveMessage } from '../events/live-message.js'
 import type { FollowUp } from './follow-up-queue.js'
 import { UpstreamError } from '../media/upstream-error.js'
 import { GrantEndedError, GrantMissingError } from '../grants/grant-errors.js'
+import { runForRequest } from '../request-id.js'
 
 export interface HintParts {
   uploadedFiles: UploadedFiles
@@ -24,7 +25,15 @@ export interface HintParts {
 
 export type HintOutcome = 'announced' | 'already_told' | 'not_a_file' | 'unknown_file' | 'nobody_signed_in' | 'unreadable'
 
+/**
+ * The follow-up as part of its webhook's request: its calls to the service carry the webhook's
+ * request id, whichever instance runs it and however long after.
+ */
 export async function followHint (parts: HintParts, job: FollowUp): Promise<HintOutcome> {
+  return job.requestId === undefined ? await lookAt(parts, job) : await runForRequest(job.requestId, async () => await lookAt(parts, job))
+}
+
+async function lookAt (parts: HintParts, job: FollowUp): Promise<HintOutcome> {
   const { tenant, fileId, event } = job
   if (fileId === undefined || !event.startsWith('file_')) return 'not_a_file'
   const owner = await parts.uploadedFiles.ownerOf(tenant, fileId)

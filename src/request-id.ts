@@ -1,0 +1,54 @@
+// Request ids (README.md, "Tracing and request ids"): the X-Request-Id of a proxy in TRUST_PROXY is
+// kept, any other request gets one made here. The id names the request in every log line (pino's
+// reqId), in its answer, and on every call made for it to the media service and its token
+// endpoint, so one grep joins the proxy's log line, media-bff's and the service's.
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+import proxyAddr from '@fastify/proxy-addr'
+
+export const REQUEST_ID_HEADER = 'x-request-id'
+
+/**
+ * What a proxy's id may be to be kept: nginx's $request_id (32 hex digits), a UUID, a ULID, base64
+ * and the like. Anything else (longer, spaces, control characters, two headers joined by a comma)
+ * is replaced, so no client-chosen text reaches a log line unchecked.
+ */
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:+/=-]{1,128}$/
+
+/**
+ * Fastify's genReqId: the id a trusted proxy sent (the connection comes from an address of
+ * TRUST_PROXY, as for X-Forwarded-*), else a new random one.
+ */
+export function requestIdFor (trustProxy: readonly string[]): (request: IncomingMessage) => string {
+  const trusted = trustProxy.length === 0 ? undefined : proxyAddr.compile([...trustProxy])
+  return (request) => {
+    const sent = request.headers[REQUEST_ID_HEADER]
+    const peer = request.socket.remoteAddress
+    if (trusted !== undefined && typeof sent === 'string' && peer !== undefined && isRequestId(sent) && trusted(peer, 0)) return sent
+    return randomUUID()
+  }
+}
+
+export function isRequestId (value: string): boolean {
+  return REQUEST_ID_PATTERN.test(value)
+}
+
+const current = new AsyncLocalStorage<string>()
+
+/** Runs `work`, and everything it starts, as done for the request `id`. */
+export function runForRequest<T> (id: string, work: () => T): T {
+  return current.run(id, work)
+}
+
+/** The id of the request the calling code works for; undefined outside any (a timer, a queue). */
+export function currentRequestId (): string | undefined {
+  return current.getStore()
+}
+
+/** The headers of a call to the service, with the request id when there is one. */
+export function withRequestId (headers: Record<string, string>): Record<string, string> {
+  const id = current.getStore()
+  if (id !== undefined) headers[REQUEST_ID_HEADER] = id
+  return headers
+}
