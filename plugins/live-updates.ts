@@ -22,6 +22,7 @@ import { createRedisFollowUpQueue } from '../src/webhooks/redis-follow-up-queue.
 import { withAccessToken } from '../src/grants/with-access-token.js'
 import { BOOKKEEPING_CEILING } from '../src/store/redis-memory.js'
 import { currentRequestId } from '../src/request-id.js'
+import { currentTraceparent } from '../src/tracing/spans.js'
 
 export interface LiveUpdates {
   /** Turns this signed-in request into its session's live channel: the answer starts and stays open. */
@@ -51,10 +52,10 @@ declare module 'fastify' {
   }
 }
 
-/** The webhook's request, which its follow-up goes on with (src/webhooks/webhook-hints.ts). */
-function partOf (): Pick<FollowUp, 'requestId'> {
-  const requestId = currentRequestId()
-  return requestId === undefined ? {} : { requestId }
+/** The webhook's request and trace, which its follow-up goes on with (src/webhooks/webhook-hints.ts). */
+function partOf (): Pick<FollowUp, 'requestId' | 'traceparent'> {
+  const [requestId, traceparent] = [currentRequestId(), currentTraceparent()]
+  return { ...(requestId === undefined ? {} : { requestId }), ...(traceparent === undefined ? {} : { traceparent }) }
 }
 
 /** One channel per tab; beyond this many tabs of one session, the oldest channel goes. */

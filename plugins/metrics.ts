@@ -163,7 +163,8 @@ export default fp(async (app) => {
       summary: 'Prometheus metrics of this instance',
       response: { 200: { description: 'The Prometheus text format', content: { 'text/plain': { schema: Type.String() } } } }
     },
-    config: { operators: 'metrics' }
+    // Scraped every few seconds: never traced, as the probes are not.
+    config: { operators: 'metrics', otel: false }
   }, async (_request, reply) => {
     return await reply.header('content-type', registry.contentType).send(await registry.metrics())
   })

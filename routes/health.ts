@@ -17,8 +17,10 @@ const Checks = Type.Object({
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   let storeDown = false
 
+  // Probes come every few seconds from every orchestrator and balancer: never traced.
   app.get('/healthz', {
-    schema: { tags: ['operations'], summary: 'The process is alive, and which version it runs', response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.String() }) } }
+    schema: { tags: ['operations'], summary: 'The process is alive, and which version it runs', response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.String() }) } },
+    config: { otel: false }
   }, async () => ({ status: 'ok' as const, version }))
 
   app.get('/readyz', {
@@ -29,7 +31,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         200: Type.Object({ status: Type.Literal('ready'), store: Type.String(), tenants: Type.Integer(), checks: Checks }),
         503: Type.Object({ error: Type.String(), message: Type.String(), checks: Checks })
       }
-    }
+    },
+    config: { otel: false }
   }, async (request, reply) => {
     reply.header('cache-control', 'no-store')
     const checks = { store: 'ok', configuration: 'ok' }

@@ -5,6 +5,7 @@ import { AppError } from '../src/errors.js'
 import { accessOf } from '../src/grants/access.js'
 import { hasUnsafeCharacters, unsafeTextMessage } from '../src/safe-text.js'
 import { checkUploadUrl, refuseUploadUrl, registrationFields, UPLOAD_SCOPE } from '../src/uploads/upload-policy.js'
+import { ATTR, inSpan } from '../src/tracing/spans.js'
 import { ErrorBody, MediaFile } from './schemas.js'
 
 const MAX_BYTES = Number.MAX_SAFE_INTEGER
@@ -61,20 +62,23 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     }
     const fields = registrationFields(config.upload, folderId, title, options)
     const { signedIn, tenant, withToken } = accessOf(request)
-    const record = await withToken(async (token) => {
-      const registered = await app.media.registerUpload(tenant.apiUrl, token, fields)
-      refuseUploadUrl(checkUploadUrl(registered.url_upload_direct, tenant.apiUrl, config.upload.allowedHosts))
-      return registered
-    }).catch((error: unknown) => {
-      app.metrics.registration('failed')
-      throw error
+    return await inSpan('upload register', { [ATTR.tenant]: tenant.name, [ATTR.folderId]: folderId }, async (span) => {
+      const record = await withToken(async (token) => {
+        const registered = await app.media.registerUpload(tenant.apiUrl, token, fields)
+        refuseUploadUrl(checkUploadUrl(registered.url_upload_direct, tenant.apiUrl, config.upload.allowedHosts))
+        return registered
+      }).catch((error: unknown) => {
+        app.metrics.registration('failed')
+        throw error
+      })
+      span.setAttribute(ATTR.ulid, record.ulid)
+      const expiresAt = Date.now() + record.expires_in * 1000
+      await app.registrations.remember(signedIn.uploadOwner, { ulid: record.ulid, finishUrl: record.api.finish, tenant: tenant.name, expiresAt })
+      app.metrics.registration('registered')
+      // The answer carries a signed, pre-authorised upload URL: no cache may keep it.
+      reply.header('cache-control', 'no-store')
+      return { ...record, finish_url: `${app.config.basePath}/uploads/${record.ulid}/finish`, autofinish: options?.autofinish ?? true }
     })
-    const expiresAt = Date.now() + record.expires_in * 1000
-    await app.registrations.remember(signedIn.uploadOwner, { ulid: record.ulid, finishUrl: record.api.finish, tenant: tenant.name, expiresAt })
-    app.metrics.registration('registered')
-    // The answer carries a signed, pre-authorised upload URL: no cache may keep it.
-    reply.header('cache-control', 'no-store')
-    return { ...record, finish_url: `${app.config.basePath}/uploads/${record.ulid}/finish`, autofinish: options?.autofinish ?? true }
   })
 
   app.post('/uploads/:ulid/finish', {
@@ -83,18 +87,21 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => {
     const { ulid } = request.params
     const { signedIn, tenant, withToken } = accessOf(request)
-    // Only a registration made on the grant's tenant is found.
-    const remembered = await app.registrations.find(signedIn.uploadOwner, ulid, tenant.name)
-    if (remembered === undefined) {
-      throw new AppError('not_found', 'This upload was not registered by your session, or it has expired.')
-    }
-    const result = await withToken(async (token) => await app.media.finishUpload(remembered.finishUrl, token)).catch((error: unknown) => {
-      app.metrics.finish('failed')
-      throw error
+    return await inSpan('upload finish', { [ATTR.tenant]: tenant.name, [ATTR.ulid]: ulid }, async (span) => {
+      // Only a registration made on the grant's tenant is found.
+      const remembered = await app.registrations.find(signedIn.uploadOwner, ulid, tenant.name)
+      if (remembered === undefined) {
+        throw new AppError('not_found', 'This upload was not registered by your session, or it has expired.')
+      }
+      const result = await withToken(async (token) => await app.media.finishUpload(remembered.finishUrl, token)).catch((error: unknown) => {
+        app.metrics.finish('failed')
+        throw error
+      })
+      app.metrics.finish('finished')
+      span.setAttributes({ [ATTR.outcome]: result.status, [ATTR.files]: result.files.length })
+      await app.live.announceFinished(signedIn, result.files)
+      return result
     })
-    app.metrics.finish('finished')
-    await app.live.announceFinished(signedIn, result.files)
-    return result
   })
 }
 

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs'
 import { EnvReader, type Env } from './env-reader.js'
 import { applyIssRequirement, readTenants, type Tenant } from './config-tenants.js'
 import { readMount } from './config-mount.js'
+import { readTracing, type TracingConfig } from './config-tracing.js'
 import { isSameSite, siteOf } from './same-site.js'
 import { isAddressOrCidr, trustsEveryone } from './trusted-proxies.js'
 import { parseTokenKeys, type TokenKey } from './store/token-cipher.js'
@@ -25,6 +26,8 @@ export interface Config {
   host: string
   port: number
   logLevel: string
+  /** OpenTelemetry tracing: on only when the standard OTEL_* variables name an OTLP endpoint. */
+  tracing: TracingConfig
   /** CIDRs / addresses of the reverse proxies whose X-Forwarded-* headers are believed. */
   trustProxy: string[]
   /** Origins allowed to call state-changing routes (PUBLIC_URL's origin is always allowed). */
@@ -249,6 +252,7 @@ export function loadConfig (env: Env = process.env): Config {
     host: read.string('HOST', '0.0.0.0'),
     port: read.integer('PORT', 3000, { min: 0, max: 65535 }),
     logLevel: readLogLevel(read),
+    tracing: readTracing(read),
     trustProxy,
     allowedOrigins: [...new Set([publicOrigin, ...allowedOrigins.filter((o) => o !== '')])],
     tenants,

@@ -76,11 +76,14 @@ try {
   throw error
 }
 
+// The demo traces too when OTEL_EXPORTER_OTLP_ENDPOINT says where to (src/tracing/sdk.ts).
+const tracing = config.tracing.enabled ? (await import('./tracing/sdk.js')).startTracing(config, env) : undefined
 const app = await buildApp(config)
 if (fromFile.file !== undefined) process.stdout.write(`Read ${fromFile.file}: ${fromFile.taken.join(', ') || 'nothing the environment left unset'}\n`)
 closeWithGrace({ delay: 5000 }, async () => {
   await app.close()
   await emulator.stop()
+  await tracing?.shutdown()
 })
 await app.listen({ host: config.host, port: config.port })
 if (webhookKey !== undefined) {

@@ -5,6 +5,7 @@ import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js'
+import { traceLogFields } from './tracing/log-fields.js'
 
 /** Header and body paths that may hold a token, code, secret or cookie: never printed. */
 export const REDACTED_PATHS = [
@@ -80,6 +81,8 @@ export function defaultLogger (config: Config): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    // trace_id and span_id on every line while tracing is on; nothing at all while it is off.
+    ...(config.tracing.enabled ? { mixin: traceLogFields } : {}),
     serializers: {
       // The query string is never logged: the callback's carries the code and state.
       req: (request: { method: string, url: string, id: string, ip?: string }) => ({

@@ -20,14 +20,17 @@ async function main (): Promise<void> {
     }
     throw error
   }
+  // Before the app is built, so its requests and calls are traced; not even loaded when off.
+  const tracing = config.tracing.enabled ? (await import('./tracing/sdk.js')).startTracing(config, fromFile.env) : undefined
   const app = await buildApp(config)
   if (fromFile.file !== undefined) app.log.info({ file: fromFile.file, variables: fromFile.taken }, 'configuration: variables taken from a file (the environment set none of them)')
   // On SIGTERM: stop accepting, let in-flight requests finish (new ones get 503 while closing),
-  // then close Redis and the upstream pools through the onClose hooks.
+  // then close Redis and the upstream pools through the onClose hooks, and send the last spans.
   closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
     if (err !== undefined) app.log.error({ err }, 'closing after an error')
     else app.log.info({ signal }, 'closing')
     await app.close()
+    await tracing?.shutdown()
   })
   await app.listen({ host: config.host, port: config.port })
 }

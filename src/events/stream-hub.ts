@@ -10,6 +10,7 @@
 import type { ServerResponse } from 'node:http'
 import { newMessageId, type LiveMessage } from './live-message.js'
 import { flattened } from '../flat-string.js'
+import { ATTR, recordedContext, startSpan, type Span, type SpanContext } from '../tracing/spans.js'
 
 export interface StreamOwner {
   /** The session's handle. */
@@ -23,6 +24,8 @@ export interface StreamOwner {
 }
 
 export type DropReason = 'slow_reader' | 'session_limit' | 'person_limit' | 'session_ended'
+/** Why a channel closed, on its span `live channel close`. */
+type CloseReason = DropReason | 'expired' | 'client_gone' | 'shutdown'
 
 export interface StreamHubOptions {
   maxStreams: number
@@ -47,6 +50,9 @@ interface Stream {
   owner: StreamOwner
   res: ServerResponse
   checking: boolean
+  openedAt: number
+  /** Its span `live channel open`, when that was recorded: the close links to it. */
+  opened: SpanContext | undefined
 }
 
 export function createStreamHub (options: StreamHubOptions) {
@@ -61,14 +67,15 @@ export function createStreamHub (options: StreamHubOptions) {
    */
   let completeAfter = newMessageId()
 
-  const forget = (stream: Stream): void => {
+  const forget = (stream: Stream, reason: CloseReason): void => {
     if (!streams.delete(stream)) return
     options.onCount?.(streams.size)
     without(bySession, stream.owner.handle, stream)
     without(byPerson, stream.owner.person, stream)
+    startSpan('live channel close', { [ATTR.outcome]: reason, [ATTR.openSeconds]: (clock() - stream.openedAt) / 1000 }, stream.opened === undefined ? [] : [stream.opened]).end()
   }
   const drop = (stream: Stream, reason: DropReason): void => {
-    forget(stream)
+    forget(stream, reason)
     options.onDropped?.(reason)
     stream.res.destroy()
   }
@@ -78,7 +85,7 @@ export function createStreamHub (options: StreamHubOptions) {
    */
   const write = (stream: Stream, text: string): void => {
     if (stream.res.destroyed) {
-      forget(stream)
+      forget(stream, 'client_gone')
       return
     }
     if (stream.res.writableLength > options.maxQueuedBytes) {
@@ -88,9 +95,9 @@ export function createStreamHub (options: StreamHubOptions) {
     stream.res.write(text)
   }
   /** Tells the page why (its session is over, or other tabs took its place), then closes the channel. */
-  const end = (stream: Stream, event: 'session' | 'closed', data: Record<string, unknown>): void => {
+  const end = (stream: Stream, event: 'session' | 'closed', data: Record<string, unknown>, reason: CloseReason): void => {
     write(stream, format({ id: undefined, event, data }))
-    forget(stream)
+    forget(stream, reason)
     stream.res.end()
   }
 
@@ -103,7 +110,7 @@ export function createStreamHub (options: StreamHubOptions) {
       stream.checking = true
       stream.owner.stillLive().then((endsAt) => {
         stream.checking = false
-        if (endsAt === undefined) end(stream, 'session', { ended: true, reason: 'expired' })
+        if (endsAt === undefined) end(stream, 'session', { ended: true, reason: 'expired' }, 'expired')
         else stream.owner.endsAt = endsAt
       }, () => { stream.checking = false })
     }
@@ -124,24 +131,12 @@ export function createStreamHub (options: StreamHubOptions) {
      * already gone (it left while its request was being checked): nothing is kept then.
      */
     open (res: ServerResponse, owner: StreamOwner, lastEventId: string | undefined): boolean {
-      if (streams.size >= options.maxStreams || res.destroyed || res.writableEnded) return false
-      const stream: Stream = { owner, res, checking: false }
-      // One per tab: a session (or a person) beyond its share lets its oldest channel go, and
-      // tells that page why, so it waits to be looked at again rather than taking another tab's
-      // place at once.
-      makeRoom(bySession, owner.handle, options.maxPerSession, 'session_limit')
-      makeRoom(byPerson, owner.person, options.maxPerPerson, 'person_limit')
-      streams.add(stream)
-      options.onCount?.(streams.size)
-      bySession.set(owner.handle, [...(bySession.get(owner.handle) ?? []), stream])
-      byPerson.set(owner.person, [...(byPerson.get(owner.person) ?? []), stream])
-      res.once('close', () => { forget(stream) })
-      // How long to wait before reconnecting, and how often to expect a sign of life: a page
-      // that hears nothing for several heartbeats knows its connection died without a word.
-      write(stream, `retry: ${options.retryMs}\n${format({ id: newMessageId(), event: 'ready', data: { heartbeat_ms: options.heartbeatMs } })}`)
-      keepHeadFlat(res)
-      if (lastEventId !== undefined) replay(stream, lastEventId)
-      return true
+      const span = startSpan('live channel open', { [ATTR.outcome]: 'opened' })
+      try {
+        return openIn(span, res, owner, lastEventId)
+      } finally {
+        span.end()
+      }
     },
 
     deliver (message: LiveMessage): void {
@@ -154,7 +149,7 @@ export function createStreamHub (options: StreamHubOptions) {
       for (const handle of message.handles) {
         for (const stream of bySession.get(handle) ?? []) {
           if (message.event === 'session' && message.data.ended === true) {
-            end(stream, 'session', message.data)
+            end(stream, 'session', message.data, 'session_ended')
             options.onDropped?.('session_ended')
           } else {
             write(stream, formatMessage(message))
@@ -168,15 +163,39 @@ export function createStreamHub (options: StreamHubOptions) {
     closeAll (): void {
       clearInterval(heartbeat)
       for (const stream of [...streams]) {
-        forget(stream)
+        forget(stream, 'shutdown')
         stream.res.end()
       }
     }
   }
 
+  function openIn (span: Span, res: ServerResponse, owner: StreamOwner, lastEventId: string | undefined): boolean {
+    if (streams.size >= options.maxStreams || res.destroyed || res.writableEnded) {
+      span.setAttribute(ATTR.outcome, 'refused')
+      return false
+    }
+    const stream: Stream = { owner, res, checking: false, openedAt: clock(), opened: recordedContext(span) }
+    // One per tab: a session (or a person) beyond its share lets its oldest channel go, and
+    // tells that page why, so it waits to be looked at again rather than taking another tab's
+    // place at once.
+    makeRoom(bySession, owner.handle, options.maxPerSession, 'session_limit')
+    makeRoom(byPerson, owner.person, options.maxPerPerson, 'person_limit')
+    streams.add(stream)
+    options.onCount?.(streams.size)
+    bySession.set(owner.handle, [...(bySession.get(owner.handle) ?? []), stream])
+    byPerson.set(owner.person, [...(byPerson.get(owner.person) ?? []), stream])
+    res.once('close', () => { forget(stream, 'client_gone') })
+    // How long to wait before reconnecting, and how often to expect a sign of life: a page
+    // that hears nothing for several heartbeats knows its connection died without a word.
+    write(stream, `retry: ${options.retryMs}\n${format({ id: newMessageId(), event: 'ready', data: { heartbeat_ms: options.heartbeatMs } })}`)
+    keepHeadFlat(res)
+    if (lastEventId !== undefined) replay(stream, lastEventId)
+    return true
+  }
+
   function makeRoom (index: Map<string, Stream[]>, key: string, max: number, reason: 'session_limit' | 'person_limit'): void {
     for (const oldest of (index.get(key) ?? []).slice(0, Math.max(0, (index.get(key)?.length ?? 0) - max + 1))) {
-      end(oldest, 'closed', { reason })
+      end(oldest, 'closed', { reason }, reason)
       options.onDropped?.(reason)
     }
   }

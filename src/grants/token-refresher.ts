@@ -8,6 +8,7 @@ import { withLeaseLock, LockTimeoutError, type HeldLease } from './lease-lock.js
 import type { KeyValueStore } from '../store/key-value-store.js'
 import type { TokenSet } from '../oauth/authorization-server.js'
 import { TokenEndpointError, type TokenFailure } from '../oauth/token-failure.js'
+import { ATTR, inSpan, noteOnCurrentSpan } from '../tracing/spans.js'
 
 export type RefreshOutcome = 'refreshed' | 'reused' | 'rejected' | 'client_rejected' | 'failed'
 
@@ -52,6 +53,11 @@ export interface AccessTokenRequest {
 export function createTokenRefresher (options: TokenRefresherOptions) {
   const { grants, store, skewMs } = options
   const inFlight = new Map<string, Promise<StoredGrant>>()
+  // Also on the span of the request that leads the refresh (the refresh runs in its context).
+  const onRefresh = (outcome: RefreshOutcome, seconds: number): void => {
+    options.onRefresh?.(outcome, seconds)
+    noteOnCurrentSpan({ [ATTR.outcome]: outcome })
+  }
 
   const isFresh = (current: StoredGrant, request: AccessTokenRequest): boolean => {
     if (request.rejectedToken !== undefined) return current.grant.accessToken !== request.rejectedToken
@@ -69,7 +75,7 @@ export function createTokenRefresher (options: TokenRefresherOptions) {
         const current = await grants.read(grantId)
         if (current === undefined) throw new GrantMissingError()
         if (isFresh(current, request)) {
-          options.onRefresh?.('reused', (performance.now() - started) / 1000)
+          onRefresh('reused', (performance.now() - started) / 1000)
           return current
         }
         // Redeeming the refresh token without the lease could redeem it twice (the service then
@@ -114,16 +120,16 @@ export function createTokenRefresher (options: TokenRefresherOptions) {
         // same refresh token right now (we stalled past the lease): queue behind it instead of
         // ending a grant it is about to renew.
         if (!await lease.confirm()) throw new LeaseLostError()
-        options.onRefresh?.('rejected', seconds)
+        onRefresh('rejected', seconds)
         await grants.deleteIfUnchanged(current)
         throw new GrantEndedError(failure.error)
       }
       if (failure.kind === 'client_rejected') {
-        options.onRefresh?.('client_rejected', seconds)
+        onRefresh('client_rejected', seconds)
         options.onClientRejected?.(failure.error)
         throw new RefreshUnavailableError(`the token endpoint refused media-bff's client credentials (${failure.error})`, failure.retryAfterSeconds)
       }
-      options.onRefresh?.('failed', seconds)
+      onRefresh('failed', seconds)
       throw new RefreshUnavailableError(failure.reason, failure.retryAfterSeconds)
     }
     // The lease may have been lost while the service answered (a stall, a slow endpoint):
@@ -150,12 +156,12 @@ export function createTokenRefresher (options: TokenRefresherOptions) {
       if (latest === undefined) throw new GrantMissingError()
       return reuse(latest, started)
     }
-    options.onRefresh?.('refreshed', (performance.now() - started) / 1000)
+    onRefresh('refreshed', (performance.now() - started) / 1000)
     return next
   }
 
   function reuse (latest: StoredGrant, started: number): StoredGrant {
-    options.onRefresh?.('reused', (performance.now() - started) / 1000)
+    onRefresh('reused', (performance.now() - started) / 1000)
     return latest
   }
 
@@ -165,14 +171,19 @@ export function createTokenRefresher (options: TokenRefresherOptions) {
       const current = request.current ?? await grants.read(grantId)
       if (current === undefined) throw new GrantMissingError()
       if (isFresh(current, request)) return current
-      let flight = inFlight.get(grantId)
-      if (flight === undefined) {
-        flight = refreshUnderLock(grantId, request).finally(() => inFlight.delete(grantId))
-        // Nobody may be waiting any more when it settles; its outcome is in the store either way.
-        flight.catch(() => {})
-        inFlight.set(grantId, flight)
-      }
-      return await waitAtMost(flight, options.callerWaitMs)
+      // A span for each request that needs a refresh: the one that leads the single flight (and
+      // calls the token endpoint, in its span) and every one that joins it.
+      return await inSpan('token refresh', { [ATTR.tenant]: current.grant.tenant }, async (span) => {
+        let flight = inFlight.get(grantId)
+        span.setAttribute(ATTR.singleFlight, flight === undefined ? 'led' : 'joined')
+        if (flight === undefined) {
+          flight = refreshUnderLock(grantId, request).finally(() => inFlight.delete(grantId))
+          // Nobody may be waiting any more when it settles; its outcome is in the store either way.
+          flight.catch(() => {})
+          inFlight.set(grantId, flight)
+        }
+        return await waitAtMost(flight, options.callerWaitMs)
+      })
     }
   }
 }

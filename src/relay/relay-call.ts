@@ -20,6 +20,7 @@ import { JsonLinkRewriter, JsonStructureError, type JsonLinkRewriterOptions } fr
 import { linkRewriting, type RelayTarget } from './local-links.js'
 import type { UpstreamRequest } from './upstream-request.js'
 import { withRequestId } from '../request-id.js'
+import { ATTR, failed, inContextOf, startSpan } from '../tracing/spans.js'
 
 export type { RelayTarget } from './local-links.js'
 
@@ -104,13 +105,28 @@ export function createRelay (options: RelayOptions): Relay {
     return tenant
   }
   return async function relay (request, token, target, viewer) {
-    if (!inFlight.enter(viewer)) throw new RelayBusyError()
-    const hold = new CallHold(() => { inFlight.leave(viewer) })
+    const name = request.operation.name
+    // The operation's span lasts as long as the call holds its slot: a streamed answer's included.
+    const span = startSpan(`relay ${name}`, { [ATTR.operation]: name })
+    if (!inFlight.enter(viewer)) {
+      const busy = new RelayBusyError()
+      failed(span, busy)
+      span.end()
+      throw busy
+    }
+    const hold = new CallHold(() => {
+      inFlight.leave(viewer)
+      span.end()
+    })
     let streaming = false
     try {
-      const answer = await call(request, token, tenantOf(target), viewer, hold)
+      const answer = await inContextOf(span, async () => await call(request, token, tenantOf(target), viewer, hold))
+      span.setAttribute(ATTR.relayStatus, answer.status)
       streaming = answer.body instanceof Readable
       return answer
+    } catch (error) {
+      failed(span, error)
+      throw error
     } finally {
       // A streamed answer holds its slot and deadline until the stream closes (streamThrough).
       if (!streaming) hold.end()

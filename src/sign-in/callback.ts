@@ -9,6 +9,7 @@ import type { LoginTransaction, LoginTransactions } from './login-transactions.j
 import { completeSignIn, LoginReplayedError, type CompletedSignIn, type SignInParts } from './sign-in.js'
 import { classifyTokenError } from '../oauth/token-errors.js'
 import { StoreUnavailableError } from '../store/key-value-store.js'
+import { ATTR, inSpan } from '../tracing/spans.js'
 
 /** What the callback's query holds, once validated (undefined: it did not pass its schema). */
 export interface CallbackQuery {
@@ -54,7 +55,17 @@ export interface CallbackRequest {
   canSetCookie: boolean
 }
 
+/** The callback, as the span `sign-in callback` with its outcome (and tenant, once known). */
 export async function runCallback (parts: CallbackParts, request: CallbackRequest): Promise<CallbackOutcome> {
+  return await inSpan('sign-in callback', {}, async (span) => {
+    const outcome = await callbackOutcome(parts, request)
+    span.setAttribute(ATTR.outcome, outcome.kind === 'signed_in' ? 'signed_in' : outcome.outcome)
+    if (outcome.kind === 'signed_in') span.setAttribute(ATTR.tenant, outcome.transaction.tenant)
+    return outcome
+  })
+}
+
+async function callbackOutcome (parts: CallbackParts, request: CallbackRequest): Promise<CallbackOutcome> {
   const { query } = request
   const page = (code: string, outcome: string, status: 400 | 503 = 400, slot?: SlotChange): CallbackOutcome => ({ kind: 'page', page: code, status, outcome, ...(slot === undefined ? {} : { slot }) })
   const state = query?.state

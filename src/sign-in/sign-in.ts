@@ -7,6 +7,7 @@ import type { LoginTransaction, LoginTransactions, StartedLogin } from './login-
 import { unionScopes } from '../scopes.js'
 import type { Grant, GrantStore } from '../grants/grant-store.js'
 import type { MediaClient, UserInfo } from '../media/media-client.js'
+import { ATTR, inSpan } from '../tracing/spans.js'
 
 export interface StartSignIn {
   tenant: string
@@ -30,22 +31,25 @@ export async function startSignIn (config: Config, servers: AuthorizationServers
   const server = servers.get(request.tenant)
   if (server === undefined) throw new Error(`unknown tenant ${request.tenant}`)
   const scopes = unionScopes(config.oauth.scopes, request.grantedScopes, request.addedScopes)
-  const codeVerifier = newCodeVerifier()
-  const { state, cookie, dropped } = transactions.start({
-    tenant: request.tenant,
-    codeVerifier,
-    returnTo: request.returnTo,
-    scopes,
-    addedScopes: request.addedScopes.filter((scope) => !request.grantedScopes.includes(scope)),
-    ...(request.previousSid === undefined ? {} : { previousSid: request.previousSid })
-  }, request.cookies)
-  const authorizationUrl = buildAuthorizationUrl(server, {
-    redirectUri: config.oauth.redirectUri,
-    scopes,
-    state,
-    codeChallenge: await codeChallengeOf(codeVerifier)
+  // The span of the whole sign-in's first half; the callback has its own (callback.ts).
+  return await inSpan('sign-in', { [ATTR.tenant]: request.tenant, [ATTR.scopes]: scopes }, async () => {
+    const codeVerifier = newCodeVerifier()
+    const { state, cookie, dropped } = transactions.start({
+      tenant: request.tenant,
+      codeVerifier,
+      returnTo: request.returnTo,
+      scopes,
+      addedScopes: request.addedScopes.filter((scope) => !request.grantedScopes.includes(scope)),
+      ...(request.previousSid === undefined ? {} : { previousSid: request.previousSid })
+    }, request.cookies)
+    const authorizationUrl = buildAuthorizationUrl(server, {
+      redirectUri: config.oauth.redirectUri,
+      scopes,
+      state,
+      codeChallenge: await codeChallengeOf(codeVerifier)
+    })
+    return { authorizationUrl, cookie, dropped }
   })
-  return { authorizationUrl, cookie, dropped }
 }
 
 export interface CompletedSignIn {
@@ -82,12 +86,12 @@ export async function completeSignIn (parts: SignInParts, transaction: LoginTran
   const server = servers.get(transaction.tenant)
   const tenant = config.tenants.get(transaction.tenant)
   if (server === undefined || tenant === undefined) throw new Error(`unknown tenant ${transaction.tenant}`)
-  const tokens = await exchangeCode(server, {
+  const tokens = await inSpan('code exchange', { [ATTR.tenant]: transaction.tenant }, async () => await exchangeCode(server, {
     redirectUri: config.oauth.redirectUri,
     query,
     codeVerifier: transaction.codeVerifier,
     expectedState: state
-  })
+  }))
   if (!await parts.claim()) throw new LoginReplayedError()
   // Granted scopes come from the token response, else the request (README.md, "The contract").
   const scopes = tokens.grantedScopes ?? transaction.scopes

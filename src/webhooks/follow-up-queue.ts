@@ -19,6 +19,8 @@ export interface FollowUp {
   acceptedAt: number
   /** The id of the request that brought it (src/request-id.ts): its calls to the service carry it too. */
   requestId?: string
+  /** Its intake's span, as a W3C traceparent, when tracing is on: the follow-up joins that trace. */
+  traceparent?: string
 }
 
 /** `done`: finished (whatever it found); `retry`: it failed for now (the service or the store away). */
@@ -59,17 +61,20 @@ export function readFollowUp (text: string): FollowUp | undefined {
     return undefined
   }
   if (value === null || typeof value !== 'object') return undefined
-  const { tenant, id, event, fileId, acceptedAt, requestId } = value as Record<string, unknown>
+  const { tenant, id, event, fileId, acceptedAt, requestId, traceparent } = value as Record<string, unknown>
   if (typeof tenant !== 'string' || typeof id !== 'string' || typeof acceptedAt !== 'number') return undefined
   if (typeof event !== 'string' || !(WEBHOOK_EVENTS as readonly string[]).includes(event)) return undefined
   if (fileId !== undefined && !(typeof fileId === 'number' && Number.isSafeInteger(fileId) && fileId >= 0)) return undefined
-  // Only an id of the shape ids are written in is carried on; anything else is left.
+  // Only an id or a trace of the shape they are written in is carried on; anything else is left.
   return {
     tenant,
     id,
     event: event as WebhookEvent,
     fileId: fileId as number | undefined,
     acceptedAt,
-    ...(typeof requestId === 'string' && isRequestId(requestId) ? { requestId } : {})
+    ...(typeof requestId === 'string' && isRequestId(requestId) ? { requestId } : {}),
+    ...(typeof traceparent === 'string' && TRACEPARENT.test(traceparent) ? { traceparent } : {})
   }
 }
+
+const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/

@@ -14,6 +14,7 @@ import type { FollowUp } from './follow-up-queue.js'
 import { UpstreamError } from '../media/upstream-error.js'
 import { GrantEndedError, GrantMissingError } from '../grants/grant-errors.js'
 import { runForRequest } from '../request-id.js'
+import { ATTR, inSpan, inTraceOf } from '../tracing/spans.js'
 
 export interface HintParts {
   uploadedFiles: UploadedFiles
@@ -26,11 +27,17 @@ export interface HintParts {
 export type HintOutcome = 'announced' | 'already_told' | 'not_a_file' | 'unknown_file' | 'nobody_signed_in' | 'unreadable'
 
 /**
- * The follow-up as part of its webhook's request: its calls to the service carry the webhook's
- * request id, whichever instance runs it and however long after.
+ * The follow-up as part of its webhook's request: in the intake's trace (the span `webhook
+ * follow-up`), its calls to the service carrying the webhook's request id, whichever instance
+ * runs it and however long after.
  */
 export async function followHint (parts: HintParts, job: FollowUp): Promise<HintOutcome> {
-  return job.requestId === undefined ? await lookAt(parts, job) : await runForRequest(job.requestId, async () => await lookAt(parts, job))
+  const follow = async (): Promise<HintOutcome> => await inSpan('webhook follow-up', { [ATTR.tenant]: job.tenant, [ATTR.webhookId]: job.id, [ATTR.webhookEvent]: job.event }, async (span) => {
+    const outcome = await lookAt(parts, job)
+    span.setAttribute(ATTR.outcome, outcome)
+    return outcome
+  })
+  return await inTraceOf(job.traceparent, async () => job.requestId === undefined ? await follow() : await runForRequest(job.requestId, follow))
 }
 
 async function lookAt (parts: HintParts, job: FollowUp): Promise<HintOutcome> {

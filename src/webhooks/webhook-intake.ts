@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto'
 import type { KeyValueStore } from '../store/key-value-store.js'
 import { readWebhook, type WebhookHint } from './read-webhook.js'
 import { MAX_SKEW_S, verifySignature } from './webhook-signature.js'
+import { ATTR, inSpan } from '../tracing/spans.js'
 
 export type IntakeOutcome = 'accepted' | 'duplicate' | 'queue_full' | 'refused_body' | 'refused_signature' | 'refused_stale' | 'refused_replay'
 
@@ -37,24 +38,32 @@ const TOKEN_MEMORY_MS = 2 * MAX_SKEW_S * 1000 + 60_000
 
 export function createWebhookIntake (store: KeyValueStore) {
   const digest = (value: string): string => createHash('sha256').update(value).digest('base64url')
+  const receive = async (tenant: string, keys: readonly string[], body: unknown, enqueue: Enqueue, now: number): Promise<IntakeResult> => {
+    const reading = readWebhook(body)
+    if (!reading.ok) return { outcome: 'refused_body', reason: reading.reason }
+    const { hint } = reading
+    const verdict = verifySignature(hint.signature, keys, now)
+    if (verdict === 'bad_signature') return { outcome: 'refused_signature', reason: 'the signature is not the tenant key\'s' }
+    if (verdict === 'stale') return { outcome: 'refused_stale', reason: `the timestamp is more than ${MAX_SKEW_S} s from now` }
+    const tokenKey = `webhook-token:${tenant}:${digest(hint.signature.token)}`
+    if (!await store.setIfAbsent(tokenKey, hint.id, TOKEN_MEMORY_MS) && await store.get(tokenKey) !== hint.id) {
+      return { outcome: 'refused_replay', reason: 'its signature\'s token came before with another id' }
+    }
+    const idKey = `webhook-id:${tenant}:${hint.id}`
+    if (await store.get(idKey) !== undefined) return { outcome: 'duplicate', hint }
+    if (!await enqueue(hint)) return { outcome: 'queue_full', reason: 'the follow-up queue is full', hint }
+    // Marked only now, so that a delivery refused or failed half-way is taken when retried.
+    await store.set(idKey, '1', ID_MEMORY_MS)
+    return { outcome: 'accepted', hint }
+  }
   return {
     async receive (tenant: string, keys: readonly string[], body: unknown, enqueue: Enqueue, now = Date.now()): Promise<IntakeResult> {
-      const reading = readWebhook(body)
-      if (!reading.ok) return { outcome: 'refused_body', reason: reading.reason }
-      const { hint } = reading
-      const verdict = verifySignature(hint.signature, keys, now)
-      if (verdict === 'bad_signature') return { outcome: 'refused_signature', reason: 'the signature is not the tenant key\'s' }
-      if (verdict === 'stale') return { outcome: 'refused_stale', reason: `the timestamp is more than ${MAX_SKEW_S} s from now` }
-      const tokenKey = `webhook-token:${tenant}:${digest(hint.signature.token)}`
-      if (!await store.setIfAbsent(tokenKey, hint.id, TOKEN_MEMORY_MS) && await store.get(tokenKey) !== hint.id) {
-        return { outcome: 'refused_replay', reason: 'its signature\'s token came before with another id' }
-      }
-      const idKey = `webhook-id:${tenant}:${hint.id}`
-      if (await store.get(idKey) !== undefined) return { outcome: 'duplicate', hint }
-      if (!await enqueue(hint)) return { outcome: 'queue_full', reason: 'the follow-up queue is full', hint }
-      // Marked only now, so that a delivery refused or failed half-way is taken when retried.
-      await store.set(idKey, '1', ID_MEMORY_MS)
-      return { outcome: 'accepted', hint }
+      return await inSpan('webhook intake', { [ATTR.tenant]: tenant }, async (span) => {
+        const result = await receive(tenant, keys, body, enqueue, now)
+        span.setAttribute(ATTR.outcome, result.outcome)
+        if (result.hint !== undefined) span.setAttributes({ [ATTR.webhookId]: result.hint.id, [ATTR.webhookEvent]: result.hint.event })
+        return result
+      })
     }
   }
 }
