@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --profile] [-- --only register,relay]: every benchmark of
+// npm run bench [-- --quick] [-- --profile] [-- --only register,relay,tracing]: every benchmark of
 // media-bff in one run (or the named ones), on loopback, driven from code. Prints the results as
 // markdown and, when every scenario ran, writes them to bench/results.md. See bench/README.md for
 // what is measured and how.
@@ -13,6 +13,7 @@ import { topSelfTime } from './lib/profile-top.js'
 import { renderResults, type Results } from './lib/report.js'
 import { registerScenario } from './scenarios/register.js'
 import { relayScenario } from './scenarios/relay.js'
+import { tracingScenario } from './scenarios/tracing.js'
 import { redisTripsScenario } from './scenarios/redis-trips.js'
 import { sessionScenario } from './scenarios/session.js'
 import { stampedeScenario } from './scenarios/stampede.js'
@@ -67,10 +68,12 @@ const stacks = await Promise.allSettled([
   wants('webhooks') && redis !== undefined
     ? startBffStack({ ...WEBHOOK_ENV, REDIS_URL: redis.url, REDIS_KEY_PREFIX: WEBHOOK_PREFIX }).then(async (stack) => { await stack.addInstance(); return stack })
     : none,
-  wants('webhooks') ? startBffStack(WEBHOOK_ENV) : none
+  wants('webhooks') ? startBffStack(WEBHOOK_ENV) : none,
+  // Its own: it adds the traced instances in front of its emulator.
+  wants('tracing') ? startBffStack() : none
 ])
 try {
-  const [memoryStack, redisStack, idleStack, liveStack, webhookStack, webhookMemoryStack] = stacks.map((outcome) => {
+  const [memoryStack, redisStack, idleStack, liveStack, webhookStack, webhookMemoryStack, tracingStack] = stacks.map((outcome) => {
     if (outcome.status === 'rejected') throw outcome.reason
     return outcome.value
   })
@@ -86,6 +89,10 @@ try {
   if (wants('register')) results.register = await registerScenario(memory(), plan)
   if (wants('relay')) results.relay = await relayScenario(memory(), plan)
   if (wants('cpu')) results.cpu = await cpuScenario(memory(), plan)
+  if (wants('tracing')) {
+    step('tracing: register and the relay with tracing off, on (every trace) and on (1 in 10), beside the bare hop')
+    results.tracing = await tracingScenario(running(tracingStack), plan)
+  }
 
   if (wants('session', 'redis-memory', 'redis-trips')) step('Redis store: GET /auth/session, bytes per session and grant, commands per request')
   if (wants('session')) results.sessions.push(await sessionScenario(onRedis(), 'redis', plan))

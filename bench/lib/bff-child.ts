@@ -11,8 +11,10 @@ import { builtModule } from './build.js'
 
 type AppModule = typeof import('../../src/app.js')
 type ConfigModule = typeof import('../../src/config.js')
+type TracingModule = typeof import('../../src/tracing/sdk.js')
 
 let app: FastifyInstance | undefined
+let tracing: Awaited<ReturnType<TracingModule['startTracing']>> | undefined
 
 serveParent({
   start: async (message) => {
@@ -43,9 +45,16 @@ serveParent({
     } else {
       const { buildApp } = await builtModule<AppModule>('src/app.js')
       const { loadConfig } = await builtModule<ConfigModule>('src/config.js')
-      app = await buildApp(loadConfig(message.env as Record<string, string>), false)
+      const env = message.env as Record<string, string>
+      const config = loadConfig(env)
+      // As src/server.ts starts it: only when the OTEL_* variables turn it on, before the app.
+      if (config.tracing.enabled) tracing = (await builtModule<TracingModule>('src/tracing/sdk.js')).startTracing(config, env)
+      app = await buildApp(config, false)
     }
     await app.listen({ host: '127.0.0.1', port })
     return { url: `http://127.0.0.1:${port}` }
   }
-}, async () => { await app?.close() })
+}, async () => {
+  await app?.close()
+  await tracing?.shutdown()
+})

@@ -3,7 +3,7 @@
 // scenarios run (--only register,relay: those alone; the report then is printed, not written).
 
 /** Scenario names for --only, in the order run.ts runs them. */
-export const SCENARIOS = ['session', 'register', 'relay', 'cpu', 'redis-memory', 'redis-trips', 'stampede', 'idle-memory', 'live-channels', 'webhooks', 'store-sizes'] as const
+export const SCENARIOS = ['session', 'register', 'relay', 'tracing', 'cpu', 'redis-memory', 'redis-trips', 'stampede', 'idle-memory', 'live-channels', 'webhooks', 'store-sizes'] as const
 export type ScenarioName = typeof SCENARIOS[number]
 
 export interface Plan {
@@ -27,6 +27,11 @@ export interface Plan {
    * tenant's 4 MiB answer through media-bff at `hostileConnections` for `hostileSeconds`.
    */
   relay: { connections: number, seconds: number, rounds: number, files: number, hostileConnections: number, hostileSeconds: number }
+  /**
+   * Register and the relay through media-bff with tracing off, on (every trace) and on (1 in 10),
+   * beside the bare hop: `rounds` of `seconds` each at `connections`.
+   */
+  tracing: { connections: number, seconds: number, rounds: number }
   /** Requests per kind whose Redis commands are counted (INFO commandstats). */
   redisTripRequests: number
   /** Live channels (GET /events) one instance is made to hold open. */
@@ -73,6 +78,7 @@ export function planFrom (argv: string[]): Plan {
       redisSessions: 50,
       cpuRegistrations: 1000,
       relay: { connections: 10, seconds: 1.5, rounds: 1, files: 20, hostileConnections: 4, hostileSeconds: 3 },
+      tracing: { connections: 10, seconds: 1.5, rounds: 1 },
       redisTripRequests: 200,
       liveChannels: 800,
       webhooks: { connections: 10, seconds: 1.5, samples: 30, kills: 1 },
@@ -93,6 +99,7 @@ export function planFrom (argv: string[]): Plan {
     redisSessions: 200,
     cpuRegistrations: 5000,
     relay: { connections: 10, seconds: 3, rounds: 3, files: 20, hostileConnections: 4, hostileSeconds: 5 },
+    tracing: { connections: 10, seconds: 2, rounds: 3 },
     redisTripRequests: 1000,
     liveChannels: 4000,
     webhooks: { connections: 10, seconds: 5, samples: 200, kills: 3 },

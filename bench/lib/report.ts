@@ -4,6 +4,7 @@ import { cpus, loadavg, platform, release } from 'node:os'
 import type { Plan } from './plan.js'
 import type { RegisterRow } from '../scenarios/register.js'
 import type { RelayResult } from '../scenarios/relay.js'
+import type { TracingResult } from '../scenarios/tracing.js'
 import { CONNECTIONS as TRIP_CONNECTIONS, type RedisTripsRow } from '../scenarios/redis-trips.js'
 import type { SessionRow } from '../scenarios/session.js'
 import type { StampedeResult } from '../scenarios/stampede.js'
@@ -24,6 +25,7 @@ export interface Results {
   loadBefore: number[]
   register?: RegisterRow[]
   relay?: RelayResult
+  tracing?: TracingResult
   redisTrips?: RedisTripsRow[]
   sessions: SessionRow[]
   stampedes: StampedeResult[]
@@ -66,6 +68,11 @@ function targetRows (r: Results): string[][] {
     rows.push([`relayed GET /api/folders/0/contents vs bare hop, ${relay.connections} connections`, `>= ${HOP_TARGETS.relayShare}`, `${ratio(share)} (${rps(relay.bff.rps)} vs ${rps(relay.hop.rps)}; p50 added ${ms(relay.bff.p50 - relay.hop.p50)})`, verdict(share >= HOP_TARGETS.relayShare)])
     rows.push([`relay CPU/req, media-bff over bare hop, ${relay.connections} connections`, `<= ${HOP_TARGETS.cpuPerRequestRatio}x`, `${ratio(cpu)}x (${us(relay.bff.cpuUs[0])} vs ${us(relay.hop.cpuUs[0])})`, verdict(cpu <= HOP_TARGETS.cpuPerRequestRatio)])
     rows.push([`relay throughput vs emulator directly (floor), ${relay.connections} connections`, '(no target)', `${ratio(relay.bff.rps / relay.direct.rps)} (${rps(relay.bff.rps)} vs ${rps(relay.direct.rps)})`, 'info'])
+  }
+  const off = r.tracing?.rows.find((row) => row.variant === 'off')
+  for (const row of r.tracing?.rows.filter((each) => each.variant.startsWith('on')) ?? []) {
+    if (off === undefined) break
+    rows.push([`tracing ${row.variant}: CPU/req over tracing off, register and relay`, '(no target)', `${ratio(cpuRatio(row.register, off.register))}x and ${ratio(cpuRatio(row.relay, off.relay))}x (${us(row.register.cpuUs[0])} vs ${us(off.register.cpuUs[0])}; ${us(row.relay.cpuUs[0])} vs ${us(off.relay.cpuUs[0])})`, 'info'])
   }
   for (const row of r.sessions) {
     const need = row.store === 'memory' ? SESSION_TARGETS.memoryShare : SESSION_TARGETS.redisShare
@@ -128,6 +135,18 @@ export function renderResults (r: Results, analysis: string | undefined): string
       'The floor sends that registration straight to the emulator. Both use the bearer access token media-bff obtained at sign-in (read from `/__emulator/tokens`). ' +
       'CPU/req: user + system time of each server process per successful registration; with every process on the same cores, throughput is roughly cores / total CPU per request. ' +
       'The emulator\'s CPU per registration grows with the registrations it holds (see Analysis): where its CPU/req is well above ~0.3 ms, the references are inflated and the ratios flattered.', '')
+  }
+  const tracing = r.tracing
+  if (tracing !== undefined) {
+    out.push('## Tracing: register and the relay with tracing off and on, beside the bare hop', '')
+    const hop = tracing.rows.find((row) => row.variant === 'bare hop')
+    const off = tracing.rows.find((row) => row.variant === 'off')
+    const cells = (result: LoadResult, hopResult: LoadResult | undefined, offResult: LoadResult | undefined): string[] => [rps(result.rps), hopResult === undefined ? 'n/a' : ratio(result.rps / hopResult.rps), `${ms(result.p50)} / ${ms(result.p99)}`, `${us(result.cpuUs[0])} + ${us(result.cpuUs[1])}`, offResult === undefined ? 'n/a' : `${ratio(cpuRatio(result, offResult))}x`]
+    out.push(table(['tracing', 'register req/s', 'ratio to hop', 'p50 / p99', 'CPU/req: server + emulator', 'CPU over off', 'relay req/s', 'ratio to hop', 'p50 / p99', 'CPU/req: server + emulator', 'CPU over off'],
+      tracing.rows.map((row) => [row.variant, ...cells(row.register, hop?.register, off?.register), ...cells(row.relay, hop?.relay, off?.relay)])), '')
+    out.push(`Median of ${r.plan.tracing.rounds} round(s) of ${r.plan.tracing.seconds} s each at ${tracing.connections} connections, the four in turn; registrations as in the register scenario (each run from an emptied emulator, the first of a round setting the count), the relayed listing of the relay scenario. ` +
+      'Three media-bff instances in front of one emulator, alike but for the OTEL_* variables: off (no endpoint: no SDK loaded), on with OTEL_TRACES_SAMPLER=always_on, on with traceidratio 0.1. ' +
+      `The traced ones export OTLP/HTTP protobuf with the SDK's default batching to a sink that discards (\`bench/lib/otlp-sink-child.ts\`; ${tracing.exports} exports received). Logging is off in every benchmark instance, so the trace ids in log lines are not in these figures.`, '')
   }
   const relay = r.relay
   if (relay !== undefined) {

@@ -31,8 +31,11 @@ export interface BffStack {
   /** Instances added with addInstance, sharing bff's environment (so its store must be Redis). */
   extra: ServerProcess[]
   env: Record<string, string>
-  /** Another instance with the same secrets, keys, Redis and prefix, behind the same PUBLIC_URL. */
-  addInstance: () => Promise<ServerProcess>
+  /**
+   * Another instance with the same secrets, keys, Redis and prefix, behind the same PUBLIC_URL;
+   * `changes` to its environment make it differ in nothing else (tracing on, say).
+   */
+  addInstance: (changes?: Record<string, string>) => Promise<ServerProcess>
   /** Empties the emulator (see restartEmulator); every grant media-bff holds is dead after it. */
   restartEmulator: () => Promise<void>
   stop: () => Promise<void>
@@ -109,6 +112,13 @@ export async function startBareProcess (body: unknown, live: { eventHead: Record
   return { child, url }
 }
 
+/** An OTLP/HTTP receiver that discards what it gets (otlp-sink-child.ts), for traced instances. */
+export async function startOtlpSink (): Promise<ServerProcess & { exports: () => Promise<number> }> {
+  const child = startChild('./otlp-sink-child.ts')
+  const { url } = await child.call<{ url: string }>('start')
+  return { child, url, exports: async () => (await child.call<{ exports: number }>('exports')).exports }
+}
+
 export interface BareHopProcess extends ServerProcess {
   /** The Bearer access token the hop sends from now on (the emulator forgets tokens on restart). */
   setToken: (token: string) => Promise<void>
@@ -160,8 +170,8 @@ export async function startBffStack (env: Record<string, string> = {}, emulatorO
     bff,
     extra: [],
     env: fullEnv,
-    addInstance: async () => {
-      const instance = await startBffProcess(fullEnv, undefined, flags)
+    addInstance: async (changes = {}) => {
+      const instance = await startBffProcess({ ...fullEnv, ...changes }, undefined, flags)
       stack.extra.push(instance)
       return instance
     },

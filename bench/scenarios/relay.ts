@@ -94,7 +94,7 @@ function filesOf (who: string, answer: Probe): unknown[] {
 }
 
 /** Uploads `count` small files into alice's home folder (single-call upload, her private token). */
-async function seedFiles (emulator: EmulatorProcess, count: number): Promise<void> {
+export async function seedFiles (emulator: EmulatorProcess, count: number): Promise<void> {
   const alice = emulator.users.find((user) => user.name === 'alice')
   if (alice === undefined) throw new Error('the emulator has no user alice')
   for (let i = 0; i < count; i++) {
