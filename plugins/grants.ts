@@ -67,7 +67,7 @@ export default fp(async (app) => {
       signedIn,
       grant: stored.grant,
       tenant,
-      withToken: async (call) => await withAccessToken(app.tokens, signedIn.grantId, call, stored).catch(async (error: unknown) => {
+      withToken: async (call) => await withAccessToken(app.tokens, signedIn.grantId, call, stored, request.id).catch(async (error: unknown) => {
         if (error instanceof GrantEndedError || error instanceof GrantMissingError) return await endedWith(request, reply, error)
         throw error
       })

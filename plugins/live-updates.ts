@@ -21,7 +21,6 @@ import { createMemoryFollowUpQueue } from '../src/webhooks/memory-follow-up-queu
 import { createRedisFollowUpQueue } from '../src/webhooks/redis-follow-up-queue.js'
 import { withAccessToken } from '../src/grants/with-access-token.js'
 import { BOOKKEEPING_CEILING } from '../src/store/redis-memory.js'
-import { currentRequestId } from '../src/request-id.js'
 import { currentTraceparent } from '../src/tracing/spans.js'
 
 export interface LiveUpdates {
@@ -39,8 +38,11 @@ export interface LiveUpdates {
   webhooks: {
     /** The tenants whose webhooks are received (WEBHOOK_KEYS). */
     tenants: ReadonlySet<string>
-    /** Verifies the webhook and, when it is a first delivery, queues its follow-up for good. */
-    receive: (tenant: string, body: unknown) => Promise<IntakeResult>
+    /**
+     * Verifies the webhook and, when it is a first delivery, queues its follow-up for good, to go
+     * on with the webhook's request id (`requestId`) and trace.
+     */
+    receive: (tenant: string, body: unknown, requestId: string) => Promise<IntakeResult>
     /** Resolves once no follow-up waits or runs (on any instance): for tests. */
     idle: () => Promise<void>
   }
@@ -50,12 +52,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     live: LiveUpdates
   }
-}
-
-/** The webhook's request and trace, which its follow-up goes on with (src/webhooks/webhook-hints.ts). */
-function partOf (): Pick<FollowUp, 'requestId' | 'traceparent'> {
-  const [requestId, traceparent] = [currentRequestId(), currentTraceparent()]
-  return { ...(requestId === undefined ? {} : { requestId }), ...(traceparent === undefined ? {} : { traceparent }) }
 }
 
 /** One channel per tab; beyond this many tabs of one session, the oldest channel goes. */
@@ -117,10 +113,10 @@ export default fp(async (app) => {
   const followUpParts = {
     uploadedFiles: app.uploadedFiles,
     personSessions: app.personSessions,
-    readFile: async (tenant: string, grantId: string, fileId: number) => {
+    readFile: async (tenant: string, grantId: string, fileId: number, requestId: string | undefined) => {
       const apiUrl = config.tenants.get(tenant)?.apiUrl
       if (apiUrl === undefined) throw new Error(`no tenant ${tenant}`)
-      return await withAccessToken(app.tokens, grantId, async (token) => await app.media.getFile(apiUrl, token, fileId))
+      return await withAccessToken(app.tokens, grantId, async (token) => await app.media.getFile(apiUrl, token, fileId, requestId), undefined, requestId)
     },
     publish: bus.publish
   }
@@ -191,8 +187,11 @@ export default fp(async (app) => {
     },
     webhooks: {
       tenants: new Set(keys.keys()),
-      receive: async (tenant, body) => await intake.receive(tenant, keys.get(tenant) ?? [], body, async (hint) =>
-        await queue.add({ tenant, id: hint.id, event: hint.event, fileId: hint.fileId, acceptedAt: Date.now(), ...partOf() })),
+      receive: async (tenant, body, requestId) => await intake.receive(tenant, keys.get(tenant) ?? [], body, async (hint) => {
+        // The intake's span, when tracing is on: the follow-up goes on in its trace.
+        const traceparent = currentTraceparent()
+        return await queue.add({ tenant, id: hint.id, event: hint.event, fileId: hint.fileId, acceptedAt: Date.now(), requestId, ...(traceparent === undefined ? {} : { traceparent }) })
+      }),
       idle: async () => {
         // A store that cannot be asked (Redis reconnecting) is asked again.
         while ((await queue.stats().catch(() => ({ waiting: 1 }))).waiting > 0) await new Promise((resolve) => setTimeout(resolve, 25))

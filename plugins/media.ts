@@ -16,8 +16,8 @@ const REFRESH_DEADLINE_MS = 60_000
 const CODE_EXCHANGE_CONNECTIONS = 16
 
 export interface TokenEndpoint {
-  /** New tokens for a grant's refresh token; fails with a classified TokenEndpointError. */
-  refresh: (tenant: string, refreshToken: string) => Promise<TokenSet>
+  /** New tokens for a grant's refresh token (for the request `requestId`); fails with a classified TokenEndpointError. */
+  refresh: (tenant: string, refreshToken: string, requestId?: string) => Promise<TokenSet>
   /** How long a refresh may run before it is abandoned. */
   refreshDeadlineMs: number
 }
@@ -48,11 +48,11 @@ export default fp(async (app) => {
   app.decorate('media', media)
   app.decorate('authorizationServers', servers)
   app.decorate<TokenEndpoint>('tokenEndpoint', {
-    refresh: async (tenant, refreshToken) => {
+    refresh: async (tenant, refreshToken, requestId) => {
       const server = refreshServers.get(tenant)
       // A tenant removed from the configuration: its grants cannot be renewed, ever.
       if (server === undefined) throw new TokenEndpointError({ kind: 'rejected', error: 'unknown_tenant' })
-      return await refreshTokens(server, refreshToken)
+      return await refreshTokens(server, refreshToken, requestId)
     },
     refreshDeadlineMs: REFRESH_DEADLINE_MS
   })

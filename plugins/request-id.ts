@@ -1,12 +1,11 @@
-// The request's id (src/request-id.ts, chosen by genReqId in src/server-options.ts) in its answer,
-// and as the id every call made for it to the media service carries: the rest of the request's
-// work runs in its id's context (Fastify keeps that context across the body's arrival too).
+// The request's id (src/request-id.ts, chosen by genReqId in src/server-options.ts) in its
+// answer, whatever the answer; the calls made for the request are handed request.id.
 import fp from 'fastify-plugin'
-import { REQUEST_ID_HEADER, runForRequest } from '../src/request-id.js'
+import { REQUEST_ID_HEADER } from '../src/request-id.js'
 
 export default fp(async (app) => {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id)
-    runForRequest(request.id, done)
+    done()
   })
 }, { name: 'request-id' })

@@ -26,12 +26,15 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       config: { limit: 'api', scopes: [operation.scope] },
       onResponse: async (_request, reply) => { app.metrics.relayed(operation.name, reply.statusCode) },
       handler: async (request, reply) => {
-        const upstream = upstreamRequestFor(operation, {
-          params: request.params as Record<string, unknown>,
-          query: request.query as Record<string, unknown>,
-          body: request.body,
-          headers: request.headers
-        })
+        const upstream = {
+          ...upstreamRequestFor(operation, {
+            params: request.params as Record<string, unknown>,
+            query: request.query as Record<string, unknown>,
+            body: request.body,
+            headers: request.headers
+          }),
+          requestId: request.id
+        }
         const { signedIn, tenant, withToken } = accessOf(request)
         const answer = await withToken(async (token) => await app.relay(upstream, token, { apiUrl: tenant.apiUrl, publicApiUrl }, signedIn.budgetKey))
         return await reply.code(answer.status).headers(answer.headers).send(answer.body)

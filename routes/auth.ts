@@ -131,7 +131,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       query: request.validationError === undefined ? request.query : undefined,
       rawQuery: new URLSearchParams(request.query as Record<string, string>),
       cookies: request.cookies,
-      canSetCookie: !config.session.secureCookie || request.protocol === 'https'
+      canSetCookie: !config.session.secureCookie || request.protocol === 'https',
+      requestId: request.id
     })
     if (outcome.kind === 'page' && outcome.page === 'insecure_transport') {
       request.log.warn('a sign-in reached media-bff over plain http, where its Secure session cookie cannot be set: is the proxy in TRUST_PROXY, and does it send X-Forwarded-Proto?')

@@ -64,7 +64,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     const { signedIn, tenant, withToken } = accessOf(request)
     return await inSpan('upload register', { [ATTR.tenant]: tenant.name, [ATTR.folderId]: folderId }, async (span) => {
       const record = await withToken(async (token) => {
-        const registered = await app.media.registerUpload(tenant.apiUrl, token, fields)
+        const registered = await app.media.registerUpload(tenant.apiUrl, token, fields, request.id)
         refuseUploadUrl(checkUploadUrl(registered.url_upload_direct, tenant.apiUrl, config.upload.allowedHosts))
         return registered
       }).catch((error: unknown) => {
@@ -93,7 +93,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       if (remembered === undefined) {
         throw new AppError('not_found', 'This upload was not registered by your session, or it has expired.')
       }
-      const result = await withToken(async (token) => await app.media.finishUpload(remembered.finishUrl, token)).catch((error: unknown) => {
+      const result = await withToken(async (token) => await app.media.finishUpload(remembered.finishUrl, token, request.id)).catch((error: unknown) => {
         app.metrics.finish('failed')
         throw error
       })

@@ -66,9 +66,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     response: { 200: Received, 202: Received, 400: ErrorBody, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody, 503: ErrorBody }
   }
 
-  const receive = async (tenant: string, body: unknown, reply: FastifyReply): Promise<{ status: 'accepted' | 'duplicate' }> => {
+  const receive = async (tenant: string, request: FastifyRequest, reply: FastifyReply): Promise<{ status: 'accepted' | 'duplicate' }> => {
     if (!app.live.webhooks.tenants.has(tenant)) throw new WebhookRefused('refused_tenant', 'not_found', 'No webhooks are received for this tenant.')
-    const result = await app.live.webhooks.receive(tenant, body)
+    const result = await app.live.webhooks.receive(tenant, request.body, request.id)
     if (result.outcome === 'queue_full') throw new WebhookRefused('queue_full', 'unavailable', 'media-bff has too many webhooks to follow up; send it again later.')
     if (result.hint === undefined) throw new WebhookRefused(result.outcome, 'invalid_request', `The webhook was refused: ${result.reason ?? result.outcome}.`)
     app.metrics.webhook(result.outcome)
@@ -80,12 +80,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(path, {
     ...options,
     schema: { ...schema, summary: 'A webhook of the media service, for the default tenant' }
-  }, async (request, reply) => await receive(app.config.defaultTenant, request.body, reply))
+  }, async (request, reply) => await receive(app.config.defaultTenant, request, reply))
 
   app.post(`${path}/:tenant`, {
     ...options,
     schema: { ...schema, summary: 'A webhook of the media service, for the tenant named', params: TenantParams }
-  }, async (request, reply) => await receive(request.params.tenant, request.body, reply))
+  }, async (request, reply) => await receive(request.params.tenant, request, reply))
 }
 
 export default routes

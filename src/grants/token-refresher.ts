@@ -15,8 +15,11 @@ export type RefreshOutcome = 'refreshed' | 'reused' | 'rejected' | 'client_rejec
 export interface TokenRefresherOptions {
   grants: GrantStore
   store: KeyValueStore
-  /** Calls the tenant's token endpoint; fails with a TokenEndpointError saying what went wrong. */
-  refresh: (tenant: string, refreshToken: string) => Promise<TokenSet>
+  /**
+   * Calls the tenant's token endpoint, for the request `requestId` (the one that leads the
+   * refresh); fails with a TokenEndpointError saying what went wrong.
+   */
+  refresh: (tenant: string, refreshToken: string, requestId?: string) => Promise<TokenSet>
   /** Refresh this long before the access token expires. */
   skewMs: number
   /** Lease of the cross-process lock; renewed every lockRenewEveryMs while a refresh is in flight. */
@@ -48,6 +51,8 @@ export interface AccessTokenRequest {
   rejectedToken?: string
   /** The grant as this request already read it (saves a store round trip when still fresh). */
   current?: StoredGrant
+  /** The id of the request asking (src/request-id.ts): a refresh it leads sends it along. */
+  requestId?: string
 }
 
 export function createTokenRefresher (options: TokenRefresherOptions) {
@@ -81,7 +86,7 @@ export function createTokenRefresher (options: TokenRefresherOptions) {
         // Redeeming the refresh token without the lease could redeem it twice (the service then
         // sees reuse and ends the grant): make sure the lease is still ours first.
         if (!await lease.confirm()) throw new LeaseLostError()
-        return await redeem(current, started, lease)
+        return await redeem(current, started, lease, request.requestId)
       }, {
         leaseMs: options.lockLeaseMs,
         renewEveryMs: options.lockRenewEveryMs,
@@ -99,7 +104,7 @@ export function createTokenRefresher (options: TokenRefresherOptions) {
     }
   }
 
-  async function redeem (current: StoredGrant, started: number, lease: HeldLease): Promise<StoredGrant> {
+  async function redeem (current: StoredGrant, started: number, lease: HeldLease, requestId: string | undefined): Promise<StoredGrant> {
     const { grant } = current
     if (grant.refreshToken === undefined) {
       await grants.deleteIfUnchanged(current)
@@ -107,7 +112,7 @@ export function createTokenRefresher (options: TokenRefresherOptions) {
     }
     let tokens: TokenSet
     try {
-      tokens = await options.refresh(grant.tenant, grant.refreshToken)
+      tokens = await options.refresh(grant.tenant, grant.refreshToken, requestId)
     } catch (error) {
       const failure: TokenFailure = error instanceof TokenEndpointError ? error.failure : UNREADABLE_FAILURE
       const seconds = (performance.now() - started) / 1000

@@ -12,14 +12,16 @@ export async function withAccessToken<T> (
   grantId: string,
   call: (token: string, grant: Grant) => Promise<T>,
   /** The grant as the caller already read it (saves a store round trip while it is fresh). */
-  current?: StoredGrant
+  current?: StoredGrant,
+  /** The id of the request the calls are made for (src/request-id.ts), for a refresh to send along. */
+  requestId?: string
 ): Promise<T> {
-  const first = await tokens.accessToken(grantId, { current })
+  const first = await tokens.accessToken(grantId, { current, requestId })
   try {
     return await call(first.grant.accessToken, first.grant)
   } catch (error) {
     if (!(error instanceof UpstreamError) || !error.isUnauthorized) throw error
-    const second = await tokens.accessToken(grantId, { rejectedToken: first.grant.accessToken })
+    const second = await tokens.accessToken(grantId, { rejectedToken: first.grant.accessToken, requestId })
     return await call(second.grant.accessToken, second.grant)
   }
 }

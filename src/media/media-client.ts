@@ -32,11 +32,12 @@ export function createMediaClient (options: MediaClientOptions) {
     bodyTimeout: options.timeoutMs
   })
 
-  async function call (endpoint: string, url: string, init: { method: string, token: string, form?: UploadFields }): Promise<unknown> {
+  /** `requestId`: the id of the request the call is made for (src/request-id.ts), sent along. */
+  async function call (endpoint: string, url: string, init: { method: string, token: string, form?: UploadFields, requestId: string | undefined }): Promise<unknown> {
     const started = performance.now()
     let status = 0
     try {
-      const headers = withRequestId({ authorization: `Bearer ${init.token}`, accept: 'application/json' })
+      const headers = withRequestId({ authorization: `Bearer ${init.token}`, accept: 'application/json' }, init.requestId)
       let body: string | undefined
       if (init.form !== undefined) {
         headers['content-type'] = 'application/x-www-form-urlencoded'
@@ -72,22 +73,22 @@ export function createMediaClient (options: MediaClientOptions) {
   return {
     dispatcher,
 
-    async getUserInfo (apiUrl: string, token: string): Promise<UserInfo> {
-      return readUserInfo(await call('user_info', `${apiUrl}/user/info`, { method: 'GET', token }))
+    async getUserInfo (apiUrl: string, token: string, requestId?: string): Promise<UserInfo> {
+      return readUserInfo(await call('user_info', `${apiUrl}/user/info`, { method: 'GET', token, requestId }))
     },
 
-    async registerUpload (apiUrl: string, token: string, fields: UploadFields): Promise<UploadRegistration> {
-      const body = await call('upload_id', `${apiUrl}/upload/id`, { method: 'POST', token, form: fields })
+    async registerUpload (apiUrl: string, token: string, fields: UploadFields, requestId?: string): Promise<UploadRegistration> {
+      const body = await call('upload_id', `${apiUrl}/upload/id`, { method: 'POST', token, form: fields, requestId })
       return readRegistration(body, apiUrl)
     },
 
     /** One file as the service describes it now (`GET files/:id`): a webhook's hint, checked. */
-    async getFile (apiUrl: string, token: string, fileId: number): Promise<MediaFileView> {
-      return readMediaFile(await call('file', `${apiUrl}/files/${fileId}`, { method: 'GET', token }), new URL(apiUrl).origin)
+    async getFile (apiUrl: string, token: string, fileId: number, requestId?: string): Promise<MediaFileView> {
+      return readMediaFile(await call('file', `${apiUrl}/files/${fileId}`, { method: 'GET', token, requestId }), new URL(apiUrl).origin)
     },
 
-    async finishUpload (finishUrl: string, token: string): Promise<FinishResult> {
-      const body = await call('finish', finishUrl, { method: 'DELETE', token })
+    async finishUpload (finishUrl: string, token: string, requestId?: string): Promise<FinishResult> {
+      const body = await call('finish', finishUrl, { method: 'DELETE', token, requestId })
       return readFinishResult(body, new URL(finishUrl).origin)
     },
 

@@ -55,15 +55,23 @@ function hasHttpEndpoint (tenant: Tenant): boolean {
 }
 
 /**
- * undici as openid-client's fetch, carrying the request id (src/request-id.ts), with two guards.
- * Every token-endpoint body is read with a size cap (openid-client would read any size), so a hostile or broken endpoint costs bounded memory
- * and ends as a transient failure. And the media service's token response is only "probably"
- * carrying token_type (seen in the service's SDK, not published), which openid-client insists on; a successful token
- * response without one is read as Bearer, the only type the service issues.
+ * openid-client takes no headers per call, so a token request's request id (src/request-id.ts)
+ * rides to the fetch below as this extra parameter of the grant, which the fetch takes out of the
+ * body and sends as X-Request-Id instead: the token endpoint never sees the parameter.
+ */
+const REQUEST_ID_PARAMETER = 'media_bff_request_id'
+
+/**
+ * undici as openid-client's fetch, sending the request id in its header, with two guards. Every
+ * token-endpoint body is read with a size cap (openid-client would read any size), so a hostile or
+ * broken endpoint costs bounded memory and ends as a transient failure. And the media service's
+ * token response is only "probably" carrying token_type (seen in the service's SDK, not
+ * published), which openid-client insists on; a successful token response without one is read as
+ * Bearer, the only type the service issues.
  */
 function tolerantTokenFetch (tokenUrl: string, dispatcher: Dispatcher): oidc.CustomFetch {
   return async (url, options) => {
-    const response = await undiciFetch(url, { ...options, headers: withRequestId({ ...options.headers }), dispatcher } as Parameters<typeof undiciFetch>[1]) as unknown as Response
+    const response = await undiciFetch(url, { ...requestIdInHeader(options), dispatcher } as Parameters<typeof undiciFetch>[1]) as unknown as Response
     const text = response.body === null ? '' : await readCappedText(response.body as unknown as AsyncIterable<Uint8Array>)
     const headers = new Headers(response.headers)
     headers.delete('content-length')
@@ -82,6 +90,15 @@ function tolerantTokenFetch (tokenUrl: string, dispatcher: Dispatcher): oidc.Cus
   }
 }
 
+/** The request as openid-client made it, its request id moved from the body to the header. */
+function requestIdInHeader (options: oidc.CustomFetchOptions): oidc.CustomFetchOptions {
+  const { body } = options
+  if (!(body instanceof URLSearchParams) || !body.has(REQUEST_ID_PARAMETER)) return options
+  const form = new URLSearchParams(body)
+  form.delete(REQUEST_ID_PARAMETER)
+  return { ...options, body: form, headers: withRequestId({ ...options.headers }, body.get(REQUEST_ID_PARAMETER) ?? undefined) }
+}
+
 export function buildAuthorizationUrl (server: oidc.Configuration, params: { redirectUri: string, scopes: string[], state: string, codeChallenge: string }): string {
   return oidc.buildAuthorizationUrl(server, {
     redirect_uri: params.redirectUri,
@@ -92,7 +109,7 @@ export function buildAuthorizationUrl (server: oidc.Configuration, params: { red
   }).href
 }
 
-export async function exchangeCode (server: oidc.Configuration, params: { redirectUri: string, query: URLSearchParams, codeVerifier: string, expectedState: string }): Promise<TokenSet> {
+export async function exchangeCode (server: oidc.Configuration, params: { redirectUri: string, query: URLSearchParams, codeVerifier: string, expectedState: string, requestId?: string }): Promise<TokenSet> {
   // The URL is rebuilt from our configured redirect URI, never from request headers;
   // openid-client sends it, without the query, as the token request's redirect_uri.
   const currentUrl = new URL(params.redirectUri)
@@ -100,19 +117,23 @@ export async function exchangeCode (server: oidc.Configuration, params: { redire
   const response = await oidc.authorizationCodeGrant(server, currentUrl, {
     pkceCodeVerifier: params.codeVerifier,
     expectedState: params.expectedState
-  })
+  }, requestIdParameter(params.requestId))
   return toTokenSet(response)
 }
 
 /** New tokens for a refresh token; a failure comes out classified, as a TokenEndpointError. */
-export async function refreshTokens (server: oidc.Configuration, refreshToken: string): Promise<TokenSet> {
+export async function refreshTokens (server: oidc.Configuration, refreshToken: string, requestId?: string): Promise<TokenSet> {
   let response: oidc.TokenEndpointResponse
   try {
-    response = await oidc.refreshTokenGrant(server, refreshToken)
+    response = await oidc.refreshTokenGrant(server, refreshToken, requestIdParameter(requestId))
   } catch (error) {
     throw new TokenEndpointError(classifyTokenError(error))
   }
   return toTokenSet(response)
+}
+
+function requestIdParameter (requestId: string | undefined): Record<string, string> | undefined {
+  return requestId === undefined ? undefined : { [REQUEST_ID_PARAMETER]: requestId }
 }
 
 export const newCodeVerifier = oidc.randomPKCECodeVerifier

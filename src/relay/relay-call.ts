@@ -135,7 +135,7 @@ export function createRelay (options: RelayOptions): Relay {
 
   async function call (request: UpstreamRequest, token: string, tenant: { origin: string, basePath: string, links: JsonLinkRewriterOptions }, viewer: string, hold: CallHold): Promise<RelayAnswer> {
     const name = request.operation.name
-    const headers = withRequestId({ authorization: `Bearer ${token}`, accept: 'application/json', 'accept-encoding': 'identity' })
+    const headers = withRequestId({ authorization: `Bearer ${token}`, accept: 'application/json', 'accept-encoding': 'identity' }, request.requestId)
     if (request.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded'
     // Only a validator this viewer was given goes up; another's, or a forged one, is dropped.
     const condition = request.ifNoneMatch === undefined ? undefined : options.validators.unbind(viewer, request.ifNoneMatch)

@@ -13,6 +13,8 @@ export interface UpstreamRequest {
   form?: string
   /** The browser's If-None-Match, as sent: the relay sends up only what is bound to the user (validators.ts). */
   ifNoneMatch?: string
+  /** The id of the browser's request (src/request-id.ts), sent along. */
+  requestId?: string
 }
 
 export interface BrowserCall {

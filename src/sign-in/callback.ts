@@ -53,6 +53,8 @@ export interface CallbackRequest {
   cookies: Readonly<Record<string, string | undefined>>
   /** False when the session cookie, Secure, could not be set on this request (plain http). */
   canSetCookie: boolean
+  /** The callback's request id (src/request-id.ts): the code exchange and user/info send it along. */
+  requestId?: string
 }
 
 /** The callback, as the span `sign-in callback` with its outcome (and tenant, once known). */
@@ -108,7 +110,7 @@ async function callbackOutcome (parts: CallbackParts, request: CallbackRequest):
       media: parts.media,
       claim: async () => await parts.transactions.claim(state, transaction),
       ...(parts.onUserInfoFailure === undefined ? {} : { onUserInfoFailure: parts.onUserInfoFailure })
-    }, transaction, state, request.rawQuery)
+    }, transaction, state, request.rawQuery, request.requestId)
     return { kind: 'signed_in', completed, transaction, slot }
   } catch (error) {
     if (error instanceof LoginReplayedError) return page('invalid_state', 'invalid_state', 400, slot)

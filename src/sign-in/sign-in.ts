@@ -81,7 +81,7 @@ export class LoginReplayedError extends Error {
   }
 }
 
-export async function completeSignIn (parts: SignInParts, transaction: LoginTransaction, state: string, query: URLSearchParams): Promise<CompletedSignIn> {
+export async function completeSignIn (parts: SignInParts, transaction: LoginTransaction, state: string, query: URLSearchParams, requestId?: string): Promise<CompletedSignIn> {
   const { config, servers, grants, media } = parts
   const server = servers.get(transaction.tenant)
   const tenant = config.tenants.get(transaction.tenant)
@@ -90,14 +90,15 @@ export async function completeSignIn (parts: SignInParts, transaction: LoginTran
     redirectUri: config.oauth.redirectUri,
     query,
     codeVerifier: transaction.codeVerifier,
-    expectedState: state
+    expectedState: state,
+    ...(requestId === undefined ? {} : { requestId })
   }))
   if (!await parts.claim()) throw new LoginReplayedError()
   // Granted scopes come from the token response, else the request (README.md, "The contract").
   const scopes = tokens.grantedScopes ?? transaction.scopes
   let user: UserInfo = { userId: tokens.userId, name: undefined, email: undefined, scopes: undefined }
   try {
-    user = await media.getUserInfo(tenant.apiUrl, tokens.accessToken)
+    user = await media.getUserInfo(tenant.apiUrl, tokens.accessToken, requestId)
   } catch (error) {
     parts.onUserInfoFailure?.(error)
   }

@@ -13,14 +13,16 @@ import { newMessageId, type LiveMessage } from '../events/live-message.js'
 import type { FollowUp } from './follow-up-queue.js'
 import { UpstreamError } from '../media/upstream-error.js'
 import { GrantEndedError, GrantMissingError } from '../grants/grant-errors.js'
-import { runForRequest } from '../request-id.js'
 import { ATTR, inSpan, inTraceOf } from '../tracing/spans.js'
 
 export interface HintParts {
   uploadedFiles: UploadedFiles
   personSessions: Pick<PersonSessions, 'list' | 'liveUntil'>
-  /** Reads the file with a token of the grant, as requests call the service (refreshed, retried once on invalid_token). */
-  readFile: (tenant: string, grantId: string, fileId: number) => Promise<MediaFileView>
+  /**
+   * Reads the file with a token of the grant, as requests call the service (refreshed, retried
+   * once on invalid_token), the calls carrying the webhook's request id.
+   */
+  readFile: (tenant: string, grantId: string, fileId: number, requestId: string | undefined) => Promise<MediaFileView>
   publish: (message: LiveMessage) => Promise<void>
 }
 
@@ -37,7 +39,7 @@ export async function followHint (parts: HintParts, job: FollowUp): Promise<Hint
     span.setAttribute(ATTR.outcome, outcome)
     return outcome
   })
-  return await inTraceOf(job.traceparent, async () => job.requestId === undefined ? await follow() : await runForRequest(job.requestId, follow))
+  return await inTraceOf(job.traceparent, follow)
 }
 
 async function lookAt (parts: HintParts, job: FollowUp): Promise<HintOutcome> {
@@ -49,7 +51,7 @@ async function lookAt (parts: HintParts, job: FollowUp): Promise<HintOutcome> {
     ? await parts.personSessions.list({ tenant, userId: owner.userId })
     : (await parts.personSessions.liveUntil(owner.sid)) === undefined ? [] : [owner]
   if (sessions.length === 0) return 'nobody_signed_in'
-  const file = await readWithAnyOf(parts, tenant, sessions.slice(0, MAX_READERS), fileId)
+  const file = await readWithAnyOf(parts, job, sessions.slice(0, MAX_READERS), fileId)
   if (file === undefined) return 'unreadable'
   if (!await parts.uploadedFiles.claimShowing(tenant, fileId, file)) return 'already_told'
   // What the service says of the file now, never the webhook's data.
@@ -65,11 +67,11 @@ async function lookAt (parts: HintParts, job: FollowUp): Promise<HintOutcome> {
  */
 const MAX_READERS = 3
 
-async function readWithAnyOf (parts: HintParts, tenant: string, readers: ReadonlyArray<{ grantId: string }>, fileId: number): Promise<MediaFileView | undefined> {
+async function readWithAnyOf (parts: HintParts, { tenant, requestId }: FollowUp, readers: ReadonlyArray<{ grantId: string }>, fileId: number): Promise<MediaFileView | undefined> {
   let failure: unknown
   for (const reader of readers) {
     try {
-      return await parts.readFile(tenant, reader.grantId, fileId)
+      return await parts.readFile(tenant, reader.grantId, fileId, requestId)
     } catch (error) {
       if (error instanceof UpstreamError && (error.status === 403 || error.status === 404 || error.status === 410)) return undefined
       if (!(error instanceof GrantEndedError || error instanceof GrantMissingError)) failure = error

@@ -24,7 +24,7 @@ async function setUp (readFile: HintParts['readFile'], sessions = [session('lapt
   const parts: HintParts = {
     uploadedFiles,
     personSessions: { list: async () => sessions, liveUntil: async () => Date.now() + 60_000 },
-    readFile: async (tenant, grantId, fileId) => { reads.push(grantId); return await readFile(tenant, grantId, fileId) },
+    readFile: async (tenant, grantId, fileId, requestId) => { reads.push(grantId); return await readFile(tenant, grantId, fileId, requestId) },
     publish: async (message) => { published.push(message) }
   }
   return { parts, published, reads }
