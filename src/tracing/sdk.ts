@@ -49,8 +49,10 @@ export function startTracing (config: Config, env: Env): Tracing {
   const fastify = new FastifyOtelInstrumentation({
     // Attached to the app as Fastify creates it (src/app.ts needs nothing of it).
     registerOnInitialization: true,
-    // One span per request and its handler's, not one per hook of every plugin.
+    // One span per request, not one per hook of every plugin nor one more for its handler:
+    // Fastify keeps the request span's context through the hooks, the body and the handler.
     instrumentHooks: false,
+    instrumentHandler: false,
     recordExceptions: false,
     requestHook: (span, request) => {
       const route = request.routeOptions.url
