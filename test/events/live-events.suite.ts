@@ -92,7 +92,8 @@ export function liveEventsSuite (t: Test, storeEnv: () => Record<string, string>
     for (const page of pages) {
       const files = await page.waitFor('file', 2)
       t.match(files[0], { file_id: fileId, title: 'Launch video', status: 'processing', event: 'finished' }, 'at once: finished, processing')
-      t.match(files[1], { file_id: fileId, title: 'Launch video', status: 'ready', event: 'file_transcode' }, 'then: processed, ready')
+      // The upload's webhook tells it when its follow-up runs after the processing (a slow machine).
+      t.match(files[1], { file_id: fileId, title: 'Launch video', status: 'ready', event: /^(file_upload|file_transcode)$/ }, 'then: processed, ready')
     }
     t.ok(stack.emulator.webhooksSent().some((sent) => sent.event === 'file_transcode' && sent.status === 202), 'the webhook was taken with 202')
     await sleep(300)
