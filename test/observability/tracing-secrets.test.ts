@@ -52,6 +52,7 @@ t.test('no secret of any run of flows is in any exported span or log line', asyn
   const { receiver, emulator, bff } = stack
   let runs = 0
   let spansSearched = 0
+  let tracesStarted = 0
 
   await fc.assert(fc.asyncProperty(fc.array(action, { minLength: 3, maxLength: 8 }), async (actions) => {
     runs++
@@ -73,12 +74,15 @@ t.test('no secret of any run of flows is in any exported span or log line', asyn
 
     const spans = await receiver.waitFor((all) => traces.every((traceId) => all.some((span) => span.traceId === traceId && span.kind === SERVER)))
     spansSearched += spans.length
+    tracesStarted += traces.length
     const inSpans = ledger.leaksIn(JSON.stringify(spans))
     const inLogs = ledger.leaksIn(bff.logs().map((line) => JSON.stringify(line)).join('\n'))
     if (inSpans.length > 0 || inLogs.length > 0) throw new Error(`secrets found: in spans ${inSpans.join(', ') || 'none'}; in log lines ${inLogs.join(', ') || 'none'}`)
   }), { numRuns: 12, endOnFailure: true })
   t.equal(runs, 12, 'every run ran')
-  t.ok(spansSearched > 100, `${spansSearched} spans searched`)
+  // Each request's trace arrived with its server span at least (waitFor above); how many requests
+  // the runs made is random (a step may have nothing to do, registering while signed out).
+  t.ok(tracesStarted > 0 && spansSearched >= tracesStarted, `${spansSearched} spans of ${tracesStarted} traces searched`)
 })
 
 /** One step of a run, noting in the ledger every secret it handled; resolves to whether the browser is signed in. */
