@@ -18,7 +18,10 @@ export const FLOOD_ADDRESSES = 12_000
 const CALLBACK_EVERY = 20
 const IPV6_EVERY = 3
 const CONCURRENCY = 32
-const IDLE_TIMEOUT_S = 4
+// Short, so the signed-in users' calls touch their sessions during the flood (every quarter of
+// it), yet well above the longest wait a call of theirs sees on a loaded 2-core machine: at 4 s
+// one CI run (six test files beside the flood) had sessions idle out between two calls.
+const IDLE_TIMEOUT_S = 10
 /** How often the signed-in users call while the flood runs: well inside the touch interval. */
 const SIGNED_IN_CALL_EVERY_MS = 300
 
@@ -43,7 +46,7 @@ export function signInFloodSuite (t: Test, makeBackend: (stack: Awaited<ReturnTy
   t.test(`a sign-in flood from ${FLOOD_ADDRESSES} addresses neither stops a new sign-in nor a signed-in user`, async (t) => {
     const stack = await startStack({
       // Short-lived access tokens, and a short idle timeout, so the signed-in users' calls during
-      // the flood need refreshes (lock and grant written) and session touches (every second).
+      // the flood need refreshes (lock and grant written) and session touches (every 2.5 s).
       emulator: { accessTokenTtl: 2 },
       // Request logging off (warn): it is not what is measured, and it would slow the flood.
       env: { TRUST_PROXY: '127.0.0.1', SESSION_IDLE_TIMEOUT: `${IDLE_TIMEOUT_S}s`, LOG_LEVEL: 'warn', ...env }
