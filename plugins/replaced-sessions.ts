@@ -5,29 +5,19 @@
 // replacement is remembered for LOGIN_TIMEOUT, and followed, so the later callback replaces the
 // session the browser holds now and leaves none behind.
 import type { FastifyInstance } from 'fastify'
-import { signedInOf, type SignedIn } from '../src/sessions/signed-in.js'
+import { liveUntil, signedInOf, type SessionRecord, type SignedIn } from '../src/sessions/signed-in.js'
 
 /** Sign-ins one browser may have open at once bound the chain (LOGIN_MAX_PER_BROWSER is at most 3). */
 const MAX_HOPS = 4
 const key = (sid: string): string => `replaced-session:${sid}`
 
-async function storedSession (app: FastifyInstance, sid: string): Promise<Record<string, unknown> | undefined> {
-  return await new Promise((resolve, reject) => {
-    app.sessionStore.get(sid, (error, value) => {
-      if (error !== null && error !== undefined) reject(error)
-      else resolve((value ?? undefined) as Record<string, unknown> | undefined)
-    })
-  })
-}
-
 /** The live signed-in session `sid` names, or the one that replaced it (and so on); a store failure throws. */
 export async function liveSessionFrom (app: FastifyInstance, sid: string | undefined): Promise<SignedIn | undefined> {
   let current = sid
   for (let hop = 0; current !== undefined && hop < MAX_HOPS; hop++) {
-    const record = await storedSession(app, current)
-    if (record !== undefined) {
-      const signedIn = signedInOf(current, record, app.config.session)
-      return signedIn !== undefined && signedIn.endsAt >= app.clock() ? signedIn : undefined
+    const record = await app.sessionStore.load(current) as SessionRecord | null | undefined
+    if (record !== undefined && record !== null) {
+      return liveUntil(record, app.config.session, app.clock()) === undefined ? undefined : signedInOf(current, record, app.config.session)
     }
     current = await app.stores.signIns.get(key(current))
   }

@@ -159,12 +159,6 @@ export default fp(async (app) => {
   app.decorate('signedInById', async (sid: string | undefined): Promise<SignedIn | undefined> => await liveSessionFrom(app, sid))
 }, { name: 'session', dependencies: ['config', 'stores', 'metrics', 'live-updates'] })
 
-async function destroySession (app: FastifyInstance, sid: string): Promise<void> {
-  await new Promise<void>((resolve, reject) => {
-    app.sessionStore.destroy(sid, (error) => { if (error === null || error === undefined) resolve(); else reject(error) })
-  })
-}
-
 async function endSignIn (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, reason: SessionEndReason): Promise<void> {
   const { session } = request
   if (session === undefined || session === null) return
@@ -189,7 +183,7 @@ async function beginSession (app: FastifyInstance, request: FastifyRequest, sign
   await request.session.regenerate()
   // regenerate() destroyed the session this request carried; the one the sign-in began in may be
   // another (the callback arrives without the Strict cookie).
-  if (replacing !== undefined && replacing.sid !== previous.sessionId) await destroySession(app, replacing.sid)
+  if (replacing !== undefined && replacing.sid !== previous.sessionId) await app.sessionStore.drop(replacing.sid)
   if (oldGrant !== undefined) await app.grants.delete(oldGrant)
   // This browser's open pages follow it to the new session (they reconnect with the new cookie).
   if (previousHandle !== undefined) app.live.announceSessionsEnded([previousHandle], 'replaced')
@@ -206,7 +200,11 @@ async function beginSession (app: FastifyInstance, request: FastifyRequest, sign
   await request.session.save()
   // For a sign-in another tab began in the session just replaced (plugins/replaced-sessions.ts).
   // Best effort: without it, that sign-in leaves this session to its idle timeout.
-  await rememberReplaced(app, [previous.authenticatedAt === undefined ? undefined : previous.sessionId, replacing?.sid], request.session.sessionId).catch(() => {})
+  // Only while another sign-in of this browser is open (a login cookie besides this callback's):
+  // nothing else could follow it, and the sign-in store is sized for one entry per sign-in.
+  const loginCookie = `${app.config.session.cookieName}-login-`
+  const othersOpen = Object.keys(request.cookies).filter((name) => name.startsWith(loginCookie)).length > 1
+  if (othersOpen) await rememberReplaced(app, [previous.authenticatedAt === undefined ? undefined : previous.sessionId, replacing?.sid], request.session.sessionId).catch(() => {})
   if (person === undefined) return
   try {
     const ended = await app.personSessions.recordSignIn(person, handle, {
