@@ -3,6 +3,7 @@
 // logs it; media-bff keeps it (nginx is in TRUST_PROXY), answers it, logs it beside the trace
 // and sends it on to the media service with the trace; the trace joins the browser's
 // traceparent and holds no secret. One grep for the id finds all three lines.
+import { pollUntil } from '../emulator/poll.js'
 import t from 'tap'
 import { SecretLedger } from '../hardening/secrets.js'
 import { startOtlpReceiver } from '../helpers/otlp-receiver.js'
@@ -33,14 +34,17 @@ t.test('nginx\'s log line, media-bff\'s and the service\'s request share one id,
   const [replica] = stack.replicas
   const logged = await replica?.waitForLog((line) => line.reqId === id && line.msg === 'request completed')
   t.equal(logged?.trace_id, traceId, 'media-bff logs the id as reqId, beside the trace')
-  const nginxLine = (await stack.nginx.accessLog()).split('\n').filter((line) => line.includes(id))
+  // nginx writes its line once the answer has gone out: it may come a moment after the answer.
+  const nginxLine = await pollUntil('nginx\'s line', async () => (await stack.nginx.accessLog()).split('\n').filter((line) => line.includes(id)), (lines) => lines.length > 0)
   t.equal(nginxLine.length, 1, 'nginx logs it')
   t.match(nginxLine[0], /"POST \/uploads\/register HTTP\/[\d.]+" 200 .* request_id=[0-9a-f]{32}$/, 'on the request\'s line, as request_id')
   const atService = stack.emulator.receivedRequests().filter((request) => request.headers['x-request-id'] === id)
   t.same(atService.map((request) => request.path), ['/api/upload/id'], 'the service received it with the registration')
   t.match(atService[0]?.headers.traceparent, new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`), 'and the trace')
 
-  const spans = await receiver.waitFor((all) => all.some((span) => span.traceId === traceId && span.kind === 3))
+  // The client call, the registration and the request end in that order, maybe in separate batches.
+  const spans = await receiver.waitFor((all) => [2, 3].every((kind) => all.some((span) => span.traceId === traceId && span.kind === kind)) &&
+    all.some((span) => span.traceId === traceId && span.name === 'upload register'))
   const server = spans.find((span) => span.traceId === traceId && span.kind === 2)
   t.match(server, { name: 'POST /uploads/register', parentSpanId: parentId, attributes: { 'media_bff.request_id': id } }, 'the server span joins the browser\'s trace, with the request id')
   t.ok(spans.some((span) => span.traceId === traceId && span.name === 'upload register'), 'the registration\'s span is in it')
