@@ -33,7 +33,13 @@ function stubBff (t: Test, current: () => Session): { asked: () => number } {
   t.teardown(() => { globalThis.fetch = original })
   return { asked: () => asked }
 }
+/** A moment for what may still come: before asserting that nothing more did. */
 const settle = async (): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, 20)) }
+/** Until something expected happened (a loaded machine may take longer than a moment). */
+const until = async (check: () => boolean): Promise<void> => {
+  const deadline = Date.now() + 5_000
+  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5))
+}
 
 t.test('subscribe: at once with what is known, then on each change; getSnapshot is the same object until it changes', async (t) => {
   let answer = signedIn('Alice')
@@ -44,7 +50,7 @@ t.test('subscribe: at once with what is known, then on each change; getSnapshot 
   const stop = store.subscribe((session) => { heard.push(session) })
   t.teardown(stop)
   t.same(heard, [undefined], 'called at once: not known yet')
-  await settle()
+  await until(() => heard.length === 2)
   t.equal(bff.asked(), 1, 'asked once, though the session ends years from now (a longer setTimeout than 24.8 days fires at once)')
   t.same(heard, [undefined, answer])
   const first = store.getSnapshot()
@@ -61,7 +67,7 @@ t.test('subscribe: at once with what is known, then on each change; getSnapshot 
 
   answer = signedIn('Alice Liddell')
   await watch.check()
-  await settle()
+  await until(() => heard.length === 3)
   t.equal(heard.length, 3, 'a change is told once')
   t.not(store.getSnapshot(), first, 'a new object for a new session')
   t.same(store.getSnapshot(), answer)
@@ -76,11 +82,11 @@ t.test('a sign-out in this tab and in another reaches the store', async (t) => {
   const heard: Array<Session | undefined> = []
   const stops = [store.subscribe((session) => { heard.push(session) }), other.subscribe(() => {})]
   t.teardown(() => { for (const stop of stops) stop() })
-  await settle()
+  await until(() => bff.asked() === 2 && store.getSnapshot() !== undefined && other.getSnapshot() !== undefined)
   t.equal(bff.asked(), 2, 'each store asked once')
   await client.logout()
   t.same(store.getSnapshot(), signedOut, 'this tab: at once')
-  await settle()
+  await until(() => other.getSnapshot()?.authenticated === false)
   t.same(other.getSnapshot(), signedOut, 'another tab of this browser: over the BroadcastChannel, without asking')
   t.equal(bff.asked(), 2)
   t.same(heard.at(-1), signedOut)
@@ -90,7 +96,7 @@ t.test('the watching runs while someone listens: unsubscribing and subscribing a
   const bff = stubBff(t, () => signedIn('Alice'))
   const store = createSessionStore(createMediaBffClient())
   const first = store.subscribe(() => {})
-  await settle()
+  await until(() => bff.asked() === 1 && store.getSnapshot() !== undefined)
   t.equal(bff.asked(), 1)
   // React's StrictMode, or a component replaced by another: gone and back in the same task.
   first()
@@ -105,6 +111,7 @@ t.test('the watching runs while someone listens: unsubscribing and subscribing a
   const third = store.subscribe((session) => { heard.push(session) })
   t.teardown(third)
   t.equal(heard[0], snapshot, 'a new subscriber hears the last session known at once')
+  await until(() => bff.asked() === 2)
   await settle()
   t.equal(bff.asked(), 2, 'nobody listened for a while: a new watch asked again')
   t.equal(store.getSnapshot(), snapshot, 'and the same answer kept the same object')
