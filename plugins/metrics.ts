@@ -164,7 +164,7 @@ export default fp(async (app) => {
       response: { 200: { description: 'The Prometheus text format', content: { 'text/plain': { schema: Type.String() } } } }
     },
     // Scraped every few seconds: never traced, as the probes are not.
-    config: { operators: 'metrics', otel: false }
+    config: { operators: 'metrics', traced: false }
   }, async (_request, reply) => {
     return await reply.header('content-type', registry.contentType).send(await registry.metrics())
   })

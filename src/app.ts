@@ -9,6 +9,7 @@ import { canonicalConfig } from './canonical-config.js'
 import { serverOptions } from './server-options.js'
 import configPlugin from '../plugins/config.js'
 import basePathPlugin from '../plugins/base-path.js'
+import tracingPlugin from '../plugins/tracing.js'
 import metricsPlugin from '../plugins/metrics.js'
 import operatorsPlugin from '../plugins/operators.js'
 import docsPlugin from '../plugins/docs.js'
@@ -46,6 +47,8 @@ export interface AppOptions {
 
 export const app = fp(async (fastify: FastifyInstance, { config, clock }: AppOptions): Promise<void> => {
   await fastify.register(configPlugin, { config, ...(clock === undefined ? {} : { clock }) })
+  // First of all hooks while tracing is on: everything after runs in the request's span.
+  if (config.tracing.enabled) await fastify.register(tracingPlugin)
   // Before every plugin with routes: it moves each route under BASE_PATH as it is registered.
   await fastify.register(basePathPlugin)
   // First of all hooks, synchronous: every answer (a refusal while closing too) names its request.

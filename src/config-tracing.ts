@@ -1,29 +1,41 @@
 // Whether media-bff sends traces, and how, from the standard OpenTelemetry variables (README.md,
-// "Tracing and request ids"). Only what decides that is read here: tracing is on when an OTLP
-// endpoint is named, the exporter is otlp (the standard's default) and the SDK is not disabled;
-// the protocol picks the exporter, and the sampler is checked so a typo is refused at start
-// rather than quietly sampling everything. The SDK reads every other OTEL_* variable itself
-// (endpoint, headers, timeout, compression, service name, resource attributes, batch settings),
-// and reads these again, so what is checked here is what it uses.
+// "Tracing and request ids"): tracing is on when an OTLP endpoint is named, the exporter is otlp
+// (the standard's default) and the SDK is not disabled; the protocol picks the exporter. The
+// sampler and the batch processor's settings are read here (OpenTelemetry JS 3 leaves them to
+// whoever builds the provider), checked so a typo is refused at start rather than quietly
+// sampling everything. The exporter and the resource detector read the rest themselves
+// (endpoint, headers, timeout, compression, service name, resource attributes).
 import type { EnvReader } from './env-reader.js'
 
 export type OtlpProtocol = 'http/protobuf' | 'http/json'
+
+export type SamplerName = 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_always_off' | 'parentbased_traceidratio'
 
 export interface TracingConfig {
   enabled: boolean
   /** The exporter's wire format: OTLP over HTTP, protobuf (the standard's default) or JSON. */
   protocol: OtlpProtocol
+  /** OTEL_TRACES_SAMPLER, and OTEL_TRACES_SAMPLER_ARG's ratio for the ratio samplers (default 1). */
+  sampler: { name: SamplerName, ratio: number }
+  /** OTEL_BSP_*: what the standard leaves unset is left to the SDK's defaults. */
+  batch: { scheduledDelayMillis?: number, exportTimeoutMillis?: number, maxQueueSize?: number, maxExportBatchSize?: number }
 }
 
 const PROTOCOLS: readonly string[] = ['http/protobuf', 'http/json']
 const RATIO_SAMPLERS = ['traceidratio', 'parentbased_traceidratio']
 const SAMPLERS = ['always_on', 'always_off', 'parentbased_always_on', 'parentbased_always_off', ...RATIO_SAMPLERS]
+const BATCH_SETTINGS = {
+  scheduledDelayMillis: 'OTEL_BSP_SCHEDULE_DELAY',
+  exportTimeoutMillis: 'OTEL_BSP_EXPORT_TIMEOUT',
+  maxQueueSize: 'OTEL_BSP_MAX_QUEUE_SIZE',
+  maxExportBatchSize: 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE'
+} as const
 
 export function readTracing (read: EnvReader): TracingConfig {
   const endpoint = read.raw('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? read.raw('OTEL_EXPORTER_OTLP_ENDPOINT')
   const exporters = read.list('OTEL_TRACES_EXPORTER', ['otlp'])
   const disabled = read.string('OTEL_SDK_DISABLED', 'false').toLowerCase() === 'true'
-  const off = { enabled: false, protocol: 'http/protobuf' } as const
+  const off: TracingConfig = { enabled: false, protocol: 'http/protobuf', sampler: { name: 'parentbased_always_on', ratio: 1 }, batch: {} }
   if (disabled || exporters.includes('none')) return off
   if (exporters.some((exporter) => exporter !== 'otlp')) {
     read.problem('OTEL_TRACES_EXPORTER', `must be otlp or none: media-bff sends traces over OTLP only, got "${exporters.join(',')}"`)
@@ -42,8 +54,20 @@ export function readTracing (read: EnvReader): TracingConfig {
   const sampler = read.string('OTEL_TRACES_SAMPLER', 'parentbased_always_on')
   if (!SAMPLERS.includes(sampler)) read.problem('OTEL_TRACES_SAMPLER', `must be one of ${SAMPLERS.join(', ')}, got "${sampler}"`)
   const ratio = read.raw('OTEL_TRACES_SAMPLER_ARG')
-  if (RATIO_SAMPLERS.includes(sampler) && ratio !== undefined && !(/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(ratio))) {
-    read.problem('OTEL_TRACES_SAMPLER_ARG', `must be a ratio from 0 to 1 (0.1 samples one trace in ten), got "${ratio}"`)
+  const ratioIsValid = ratio === undefined || /^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(ratio)
+  if (RATIO_SAMPLERS.includes(sampler) && !ratioIsValid) {
+    read.problem('OTEL_TRACES_SAMPLER_ARG', `must be a ratio from 0 to 1 (0.1 samples one trace in ten), got "${ratio ?? ''}"`)
   }
-  return { enabled: true, protocol: PROTOCOLS.includes(protocol) ? protocol as OtlpProtocol : 'http/protobuf' }
+  const batch: TracingConfig['batch'] = {}
+  for (const [setting, name] of Object.entries(BATCH_SETTINGS) as Array<[keyof TracingConfig['batch'], string]>) {
+    const value = read.optionalInteger(name, { min: 1, max: 10_000_000 })
+    if (value !== undefined) batch[setting] = value
+  }
+  if ((batch.maxExportBatchSize ?? 512) > (batch.maxQueueSize ?? 2048)) read.problem('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 'must not be larger than OTEL_BSP_MAX_QUEUE_SIZE')
+  return {
+    enabled: true,
+    protocol: PROTOCOLS.includes(protocol) ? protocol as OtlpProtocol : 'http/protobuf',
+    sampler: { name: SAMPLERS.includes(sampler) ? sampler as SamplerName : 'parentbased_always_on', ratio: ratio !== undefined && ratioIsValid ? Number(ratio) : 1 },
+    batch
+  }
 }

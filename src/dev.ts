@@ -11,6 +11,9 @@ import { ConfigError, loadConfig } from './config.js'
 import { EnvReader } from './env-reader.js'
 import { buildApp } from './app.js'
 import { withEnvFile, withoutBlanks } from './env-file.js'
+import { requireSupportedNode } from './node-version.js'
+
+requireSupportedNode()
 
 const fromFile = withEnvFile(process.env)
 // A variable set blank (NAME=) is unset here too, so the demo's defaults below stand.

@@ -4,9 +4,10 @@
 // in the working directory could otherwise set any variable the environment left unset (the token
 // endpoint included). The environment wins: a variable set there is never replaced by the file's,
 // so a container's or a shell's settings keep their say. What was taken from the file is named,
-// for the start-up log. Node's own parser (util.parseEnv), no dependency.
+// for the start-up log. Parsed by dotenv: Node 24's own util.parseEnv reads a line whose value is
+// only spaces (`NAME=  `) as the start of a value that swallows the next line.
 import { readFileSync } from 'node:fs'
-import { parseEnv } from 'node:util'
+import { parse as parseEnv } from 'dotenv'
 import type { Env } from './env-reader.js'
 import { ConfigError } from './config.js'
 

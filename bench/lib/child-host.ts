@@ -2,7 +2,7 @@
 // `usage`, `gc`, the profiler and the event-loop delay monitor are common to every child.
 import { writeFile } from 'node:fs/promises'
 import { Session } from 'node:inspector/promises'
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
+import { monitorEventLoopDelay, type ELDHistogram } from 'node:perf_hooks'
 
 /** The monitor's timer interval; its samples are this plus how late the timer ran. */
 const LOOP_DELAY_RESOLUTION_MS = 10
@@ -12,7 +12,7 @@ type Handler = (message: Record<string, unknown>) => Promise<unknown> | unknown
 export function serveParent (handlers: Record<string, Handler>, onStop: () => Promise<void>): void {
   // Connected only when asked for: an idle child carries no inspector session.
   let profiler: Session | undefined
-  let loopDelay: IntervalHistogram | undefined
+  let loopDelay: ELDHistogram | undefined
   const all: Record<string, Handler> = {
     usage: () => ({ cpu: process.cpuUsage(), memory: process.memoryUsage() }),
     gc: async () => {

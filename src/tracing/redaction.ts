@@ -8,7 +8,7 @@
 //     names kept: the callback's code and state, the upload URL's signature;
 //   - Bearer and Basic credentials, and the configured secrets themselves wherever they appear.
 import type { Attributes, AttributeValue } from '@opentelemetry/api'
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-node'
+import type { ReadableSpan } from '@opentelemetry/sdk-trace'
 
 export const REDACTED = '[redacted]'
 

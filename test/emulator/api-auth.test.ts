@@ -1,6 +1,7 @@
 // Authentication of /api calls and the read endpoints: user/info, folders, files.
 import t from 'tap'
-import { FormData, request } from 'undici'
+import { request } from 'undici'
+import { multipart } from '../helpers/multipart.js'
 import { apiCall, postFile, registerUpload, signIn, startTestEmulator, user } from '../helpers/emulator.js'
 
 t.test('user/info answers to a bearer token and to the private token in both forms', async (t) => {
@@ -25,9 +26,9 @@ t.test('a private_token form field authenticates', async (t) => {
   const alice = user(emulator, 'alice')
   const registered = await apiCall(`${emulator.baseUrl}/api/upload/id`, { method: 'POST', form: { private_token: alice.privateToken, folder_id: '2' } })
   t.equal(registered.status, 200)
-  const multipart = new FormData()
-  multipart.append('private_token', alice.privateToken)
-  const answer = await request(`${emulator.baseUrl}/api/upload/id`, { method: 'POST', body: multipart })
+  const form = new FormData()
+  form.append('private_token', alice.privateToken)
+  const answer = await request(`${emulator.baseUrl}/api/upload/id`, { method: 'POST', ...await multipart(form) })
   t.equal(answer.statusCode, 200)
   await answer.body.dump()
   const finish = await apiCall(registered.body.api.finish, { method: 'DELETE', form: { private_token: alice.privateToken } })

@@ -5,7 +5,8 @@ import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import t from 'tap'
-import { FormData, request } from 'undici'
+import { request } from 'undici'
+import { multipart } from '../helpers/multipart.js'
 import { apiCall, postFile, registerUpload, signIn, startTestEmulator, user } from '../helpers/emulator.js'
 
 const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex')
@@ -176,18 +177,18 @@ t.test('malformed uploads are clear 4xx answers', async (t) => {
   const record = await registerUpload(emulator)
   const noFile = new FormData()
   noFile.append('title', 'x')
-  const missing = await request(record.url_upload_direct, { method: 'POST', body: noFile })
+  const missing = await request(record.url_upload_direct, { method: 'POST', ...await multipart(noFile) })
   t.equal(missing.statusCode, 400)
   t.equal((await missing.body.json() as { error: string }).error, 'missing_file')
   const two = new FormData()
   two.append('file', new Blob(['a']), 'a.txt')
   two.append('file', new Blob(['b']), 'b.txt')
-  const twoFiles = await request(record.url_upload_direct, { method: 'POST', body: two })
+  const twoFiles = await request(record.url_upload_direct, { method: 'POST', ...await multipart(two) })
   t.equal(twoFiles.statusCode, 400, 'one file per request')
   await twoFiles.body.dump()
   const wrongField = new FormData()
   wrongField.append('upload', new Blob(['a']), 'a.txt')
-  const wrong = await request(record.url_upload_direct, { method: 'POST', body: wrongField })
+  const wrong = await request(record.url_upload_direct, { method: 'POST', ...await multipart(wrongField) })
   t.equal(wrong.statusCode, 400)
   await wrong.body.dump()
   const json = await request(record.url_upload_direct, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })

@@ -1,6 +1,7 @@
 // POST /api/upload/id in every body encoding, its answer and its validation; finish.
 import t from 'tap'
-import { FormData, request } from 'undici'
+import { request } from 'undici'
+import { multipart } from '../helpers/multipart.js'
 import { ulidPattern } from '../../src/emulator/ulid.js'
 import { apiCall, postFile, registerUpload, startTestEmulator, user } from '../helpers/emulator.js'
 
@@ -26,11 +27,12 @@ t.test('the body may be multipart, url-encoded, JSON or empty', async (t) => {
   const alice = user(emulator, 'alice')
   const url = `${emulator.baseUrl}/api/upload/id`
   const auth = { authorization: `Private-Token ${alice.privateToken}` }
-  const multipart = new FormData()
-  multipart.append('folder_id', '3')
-  multipart.append('max_files', '2')
+  const form = new FormData()
+  form.append('folder_id', '3')
+  form.append('max_files', '2')
+  const encoded = await multipart(form)
   const answers = [
-    await request(url, { method: 'POST', headers: auth, body: multipart }),
+    await request(url, { method: 'POST', headers: { ...auth, ...encoded.headers }, body: encoded.body }),
     await request(url, { method: 'POST', headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' }, body: 'folder_id=3&file_extensions=jpg,png&autofinish=0' }),
     await request(url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ folder_id: 3, file_extensions: ['jpg', '.PNG'], hide_response: true, no_transcode: 'true' }) }),
     await request(url, { method: 'POST', headers: auth })

@@ -2,7 +2,8 @@
 // (free ports, stopped in teardown) and walk the OAuth flow the way a browser would, by reading
 // the consent page's form and posting it back.
 import { createHash, randomBytes } from 'node:crypto'
-import { FormData, request } from 'undici'
+import { request } from 'undici'
+import { multipart } from './multipart.js'
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js'
 
 interface Teardown { teardown: (fn: () => Promise<void> | void) => void }
@@ -179,7 +180,8 @@ export async function postFile (url: string, options: { content?: string | Buffe
   for (const [name, value] of Object.entries(options.fields ?? {})) form.append(name, value)
   const content = options.content ?? 'hello world\n'
   form.append('file', new Blob([typeof content === 'string' ? content : Uint8Array.from(content)]), options.filename ?? 'hello.txt')
-  const answer = await request(url, { method: 'POST', body: form, headers: options.headers })
+  const { body, headers } = await multipart(form)
+  const answer = await request(url, { method: 'POST', body, headers: { ...headers, ...options.headers } })
   const text = await answer.body.text()
   let parsed: unknown = text
   try { parsed = JSON.parse(text) } catch {}

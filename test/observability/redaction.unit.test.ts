@@ -3,7 +3,7 @@
 // it was, the very same objects when there was nothing to take out.
 import t from 'tap'
 import fc from 'fast-check'
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-node'
+import type { ReadableSpan } from '@opentelemetry/sdk-trace'
 import { REDACTED, Redactor } from '../../src/tracing/redaction.js'
 
 const CLIENT_SECRET = 'client-secret-0123456789-abcdef'

@@ -27,20 +27,31 @@ const problems = (env: Record<string, string>): string[] => {
 }
 
 t.test('off unless an OTLP endpoint is named; protobuf unless JSON is asked for', async (t) => {
-  t.same(tracing({}), { enabled: false, protocol: 'http/protobuf' }, 'nothing set: off')
-  t.same(tracing({ OTEL_SERVICE_NAME: 'media-bff', OTEL_TRACES_SAMPLER: 'always_on' }), { enabled: false, protocol: 'http/protobuf' }, 'other variables alone turn nothing on')
-  t.same(tracing(ENDPOINT), { enabled: true, protocol: 'http/protobuf' }, 'an endpoint: on, in the standard\'s default protocol')
-  t.same(tracing({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://collector.example/v1/traces' }), { enabled: true, protocol: 'http/protobuf' }, 'the traces endpoint alone too')
-  t.same(tracing({ ...ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }), { enabled: true, protocol: 'http/json' })
-  t.same(tracing({ ...ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' }), { enabled: true, protocol: 'http/protobuf' }, 'the traces protocol wins over the general one')
+  t.match(tracing({}), { enabled: false, protocol: 'http/protobuf' }, 'nothing set: off')
+  t.match(tracing({ OTEL_SERVICE_NAME: 'media-bff', OTEL_TRACES_SAMPLER: 'always_on' }), { enabled: false, protocol: 'http/protobuf' }, 'other variables alone turn nothing on')
+  t.match(tracing(ENDPOINT), { enabled: true, protocol: 'http/protobuf' }, 'an endpoint: on, in the standard\'s default protocol')
+  t.match(tracing({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://collector.example/v1/traces' }), { enabled: true, protocol: 'http/protobuf' }, 'the traces endpoint alone too')
+  t.match(tracing({ ...ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }), { enabled: true, protocol: 'http/json' })
+  t.match(tracing({ ...ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' }), { enabled: true, protocol: 'http/protobuf' }, 'the traces protocol wins over the general one')
 })
 
 t.test('switched off by the standard\'s own switches, whatever else is set', async (t) => {
-  t.same(tracing({ ...ENDPOINT, OTEL_SDK_DISABLED: 'true' }), { enabled: false, protocol: 'http/protobuf' })
-  t.same(tracing({ ...ENDPOINT, OTEL_SDK_DISABLED: 'TRUE' }), { enabled: false, protocol: 'http/protobuf' }, 'case does not matter')
-  t.same(tracing({ ...ENDPOINT, OTEL_SDK_DISABLED: 'false' }), { enabled: true, protocol: 'http/protobuf' })
-  t.same(tracing({ ...ENDPOINT, OTEL_TRACES_EXPORTER: 'none' }), { enabled: false, protocol: 'http/protobuf' })
-  t.same(tracing({ ...ENDPOINT, OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), { enabled: false, protocol: 'http/protobuf' }, 'nothing of a tracing that is off is judged')
+  t.match(tracing({ ...ENDPOINT, OTEL_SDK_DISABLED: 'true' }), { enabled: false, protocol: 'http/protobuf' })
+  t.match(tracing({ ...ENDPOINT, OTEL_SDK_DISABLED: 'TRUE' }), { enabled: false, protocol: 'http/protobuf' }, 'case does not matter')
+  t.match(tracing({ ...ENDPOINT, OTEL_SDK_DISABLED: 'false' }), { enabled: true, protocol: 'http/protobuf' })
+  t.match(tracing({ ...ENDPOINT, OTEL_TRACES_EXPORTER: 'none' }), { enabled: false, protocol: 'http/protobuf' })
+  t.match(tracing({ ...ENDPOINT, OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), { enabled: false, protocol: 'http/protobuf' }, 'nothing of a tracing that is off is judged')
+})
+
+t.test('the sampler and the batch processor\'s settings, which the SDK no longer reads itself', async (t) => {
+  t.same(tracing(ENDPOINT), { enabled: true, protocol: 'http/protobuf', sampler: { name: 'parentbased_always_on', ratio: 1 }, batch: {} }, 'the standard\'s defaults')
+  t.match(tracing({ ...ENDPOINT, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' }), { sampler: { name: 'parentbased_traceidratio', ratio: 0.25 } })
+  t.match(tracing({ ...ENDPOINT, OTEL_TRACES_SAMPLER: 'traceidratio' }), { sampler: { name: 'traceidratio', ratio: 1 } }, 'a ratio sampler without its argument keeps every trace')
+  t.match(tracing({ ...ENDPOINT, OTEL_BSP_SCHEDULE_DELAY: '100', OTEL_BSP_EXPORT_TIMEOUT: '2000', OTEL_BSP_MAX_QUEUE_SIZE: '4096', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '256' }), {
+    batch: { scheduledDelayMillis: 100, exportTimeoutMillis: 2000, maxQueueSize: 4096, maxExportBatchSize: 256 }
+  })
+  t.match(problems({ ...ENDPOINT, OTEL_BSP_SCHEDULE_DELAY: 'soon' }), [/^OTEL_BSP_SCHEDULE_DELAY: must be a whole number/])
+  t.match(problems({ ...ENDPOINT, OTEL_BSP_MAX_QUEUE_SIZE: '100' }), [/^OTEL_BSP_MAX_EXPORT_BATCH_SIZE: must not be larger than OTEL_BSP_MAX_QUEUE_SIZE/], 'the default batch of 512 in a queue of 100')
 })
 
 t.test('what media-bff would not do as asked is refused at start, each variable named', async (t) => {

@@ -1,6 +1,7 @@
 // OpenTelemetry tracing (README.md, "Tracing and request ids"), as an operator switches it on:
 // media-bff's production entry with the standard variables pointing at a real OTLP receiver, in
-// both protocols. A traceparent on an incoming request is joined, the calls to the media service
+// both protocols. A traceparent a trusted proxy sends is joined (anyone else's starts a trace of
+// its own, and forces no sampling), the calls to the media service
 // and its token endpoint are client spans carrying the trace on (the emulator sees it), the
 // operations that matter are spans of their own with their outcome, log lines name the trace,
 // and no secret is in any span. With tracing off, no part of the SDK is even loaded.
@@ -24,8 +25,9 @@ const named = (spans: ReceivedSpan[], name: string): ReceivedSpan[] => spans.fil
 const clientCall = (spans: ReceivedSpan[], path: string): ReceivedSpan | undefined => spans.find((span) => span.kind === CLIENT && span.attributes['url.path'] === path)
 
 for (const protocol of ['http/protobuf', 'http/json'] as const) {
-  t.test(`${protocol}: one trace from an incoming traceparent through register to the media service, with no secret in it`, async (t) => {
-    const { receiver, emulator, bff, browser: newBrowser } = await startTracedStack(t, { OTEL_EXPORTER_OTLP_PROTOCOL: protocol })
+  t.test(`${protocol}: one trace from a trusted proxy's traceparent through register to the media service, with no secret in it`, async (t) => {
+    // The test's client connects from loopback, which this deployment lists as its proxy.
+    const { receiver, emulator, bff, browser: newBrowser } = await startTracedStack(t, { OTEL_EXPORTER_OTLP_PROTOCOL: protocol, TRUST_PROXY: 'loopback' })
     const browser = newBrowser()
     const ledger = new SecretLedger()
     t.equal((await ledger.signIn(browser)).callback.status, 302)
@@ -49,7 +51,7 @@ for (const protocol of ['http/protobuf', 'http/json'] as const) {
       name: 'POST /uploads/register',
       parentSpanId: parentId,
       attributes: { 'http.route': '/uploads/register', 'url.path': '/uploads/register', 'http.response.status_code': 200, 'media_bff.request_id': requestId }
-    }, 'the request joins the incoming trace: its server span is the caller\'s child')
+    }, 'the request joins the proxy\'s trace: its server span is the caller\'s child')
     const operation = named(trace, 'upload register')[0]
     t.match(operation, { attributes: { 'media_bff.tenant': 'default', 'media_bff.upload.folder_id': 0, 'media_bff.upload.ulid': ulid } }, 'the registration is a span of its own')
     const call = clientCall(trace, '/api/upload/id')
@@ -75,6 +77,40 @@ for (const protocol of ['http/protobuf', 'http/json'] as const) {
     t.equal(callback?.attributes['url.path'], '/auth/callback', 'the callback\'s path is recorded without its query')
   })
 }
+
+t.test('a client that is no trusted proxy chooses nothing of the trace: not its id, not its sampling, not its tracestate', async (t) => {
+  const { receiver, emulator, browser: newBrowser } = await startTracedStack(t, { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' })
+  const browser = newBrowser()
+  t.equal((await signIn(browser)).callback.status, 302)
+  const { traceparent, traceId } = newTraceparent()
+  const headers = { traceparent, tracestate: 'vendor=chosen-by-the-client', baggage: 'user=someone-else' }
+  const register = await browser.post('/uploads/register', { folder_id: 0 }, headers)
+  t.equal(register.status, 200)
+  const received = emulator.receivedRequests().find((request) => request.path === '/api/upload/id')
+  t.notMatch(String(received?.headers.traceparent), traceId, 'the call to the service is not in the client\'s trace')
+  t.equal(received?.headers.tracestate, undefined, 'its tracestate does not go on')
+  t.equal(received?.headers.baggage, undefined, 'nor its baggage')
+  // A sampled traceparent would force sampling under a parent-based sampler if it were joined:
+  // with no trace sampled at the root, nothing is recorded.
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  t.same(receiver.spans().filter((span) => span.traceId === traceId || span.attributes['http.route'] === '/uploads/register'), [], 'its sampled flag sampled nothing')
+})
+
+t.test('a client\'s traceparent is a link at most: the request is a trace of its own', async (t) => {
+  const { receiver, emulator, browser: newBrowser } = await startTracedStack(t)
+  const browser = newBrowser()
+  t.equal((await signIn(browser)).callback.status, 302)
+  const { traceparent, traceId, parentId } = newTraceparent()
+  t.equal((await browser.post('/uploads/register', { folder_id: 0 }, { traceparent, tracestate: 'vendor=chosen-by-the-client' })).status, 200)
+  const spans = await receiver.waitFor((all) => all.some((span) => span.kind === SERVER && span.attributes['http.route'] === '/uploads/register') && clientCall(all, '/api/upload/id') !== undefined)
+  const server = spans.find((span) => span.kind === SERVER && span.attributes['http.route'] === '/uploads/register')
+  t.not(server?.traceId, traceId, 'a new trace')
+  t.equal(server?.parentSpanId, '', 'with no parent')
+  t.match(server?.links, [{ traceId, spanId: parentId }], 'linked to the context the client named')
+  const received = emulator.receivedRequests().find((request) => request.path === '/api/upload/id')
+  t.match(received?.headers.traceparent, new RegExp(`^00-${server?.traceId ?? 'none'}-`), 'the service gets media-bff\'s trace')
+  t.equal(received?.headers.tracestate, undefined, 'and nothing of the client\'s tracestate')
+})
 
 t.test('the operations that matter are spans with their outcome: sign-in, code exchange, refresh, finish, relay, webhooks, live channel', async (t) => {
   // Access tokens that must be refreshed after half a second.
@@ -155,7 +191,7 @@ t.test('with tracing off, nothing of the SDK is loaded, and log lines carry no t
   t.equal((await browser.get('/api/folders/0/contents')).status, 200)
   const loaded = Object.keys(createRequire(import.meta.url).cache)
   t.ok(loaded.some((file) => file.includes('/node_modules/fastify/')), 'the search sees the packages loaded')
-  for (const sdk of ['@opentelemetry/sdk-trace', '@opentelemetry/exporter-trace', '@opentelemetry/resources', '@opentelemetry/instrumentation', '@fastify/otel']) {
+  for (const sdk of ['@opentelemetry/sdk-trace', '@opentelemetry/exporter-trace', '@opentelemetry/resources', '@opentelemetry/instrumentation', '@opentelemetry/context-async-hooks']) {
     t.notOk(loaded.some((file) => file.includes(`/node_modules/${sdk}`)), `${sdk} is not loaded`)
   }
   t.notOk(stack.bff.logs.some((line) => line.includes('trace_id')), 'no trace_id in any log line')

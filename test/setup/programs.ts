@@ -4,6 +4,9 @@
 import { spawnSync } from 'node:child_process'
 import { findProgram, suitePrograms } from '../helpers/programs.js'
 import { planPrograms } from './programs-plan.js'
+import { requireSupportedNode } from '../../src/node-version.js'
+
+requireSupportedNode()
 
 const hasAptGet = process.platform === 'linux' && findProgram('apt-get') !== undefined
 const machine = () => ({
