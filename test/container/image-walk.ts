@@ -69,7 +69,7 @@ t.test(`the image, built and walked with ${engine.name}`, async (t) => {
   const contents = JSON.parse(await engine.ok(['run', '--rm', '--network', 'none', '--entrypoint', 'node', tag, '-e', imageContents])) as ImageContents
   t.comment(`${contents.packages} packages in the image's node_modules`)
   t.ok(contents.sessionPatched, 'node_modules/@fastify/session carries the patch (patches/README.md)')
-  t.same(contents.devTools, [], 'no patch-package, TypeScript, esbuild, tsx or tap in the image')
+  t.same(contents.devTools, [], 'no patch-package, TypeScript, esbuild, tsx or tap in the image, nor the npm scripts\' own Node')
   t.notOk(contents.patchesDir, 'no patches/ either: nothing is installed at run time')
 
   await engine.ok(['network', 'create', network])

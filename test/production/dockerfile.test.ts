@@ -22,10 +22,12 @@ t.test('Dockerfile: two stages on Node 24 LTS; the build stage installs, patches
   const buildRuns = build?.all('RUN').map((run) => run.args) ?? []
   const install = buildRuns.findIndex((run) => /^npm ci\b/.test(run) && !run.includes('--omit=dev'))
   const compile = buildRuns.indexOf('npm run build')
-  const prune = buildRuns.findIndex((run) => /^npm prune --omit=dev\b/.test(run))
+  const prune = buildRuns.findIndex((run) => /^npm prune --omit=dev --omit=optional\b/.test(run))
   t.ok(install >= 0, 'build: npm ci with dev dependencies (TypeScript), whose postinstall applies patches/')
   t.ok(compile > install, 'build: then npm run build')
-  t.ok(prune > compile, 'build: then npm prune --omit=dev, once nothing needs the dev dependencies')
+  t.ok(prune > compile, 'build: then npm prune --omit=dev --omit=optional, once nothing needs the dev dependencies (nor the Node the npm scripts run on)')
+  const manifestOf = JSON.parse(await readFile(`${repoRoot}package.json`, 'utf8')) as { optionalDependencies?: Record<string, string> }
+  t.same(Object.keys(manifestOf.optionalDependencies ?? {}).filter((name) => !name.startsWith('node-linux-')), [], 'the only optional dependencies are that Node, so --omit=optional takes nothing the app needs')
   t.ok(build?.all('COPY').some((copy) => copy.args === 'patches ./patches'), 'build: patches/ copied for npm ci')
 
   // A patch that no longer applies fails npm ci everywhere, not only where CI is set; the
