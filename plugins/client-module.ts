@@ -80,14 +80,14 @@ export default fp(async (app) => {
   const isFile = (file: string): file is ClientFile => Object.hasOwn(FILES, file)
   const publicCode = { 'access-control-allow-origin': '*', 'cross-origin-resource-policy': 'cross-origin', 'x-content-type-options': 'nosniff' }
 
-  app.get('/client/:file', { schema: CURRENT_SCHEMA }, async (request, reply) => {
+  app.get('/client/:file', { schema: CURRENT_SCHEMA, config: { caller: 'anyone' } }, async (request, reply) => {
     const { file } = request.params as { file: string }
     if (!isFile(file)) throw new AppError('not_found', `There is no ${stable}${file}; the browser module is ${stable}media-bff-client.js.`)
     reply.headers({ ...publicCode, 'cache-control': 'no-cache', etag })
     if (request.headers['if-none-match'] === etag) return await reply.code(304).send()
     return await reply.type(FILES[file]).send(files[file])
   })
-  app.get('/client/:version/:file', { schema: VERSIONED_SCHEMA }, async (request, reply) => {
+  app.get('/client/:version/:file', { schema: VERSIONED_SCHEMA, config: { caller: 'anyone' } }, async (request, reply) => {
     const { version: asked, file } = request.params as { version: string, file: string }
     if (asked === version && isFile(file)) {
       return await reply.type(FILES[file]).headers({ ...publicCode, 'cache-control': `public, max-age=${A_YEAR_S}, immutable` }).send(files[file])

@@ -36,7 +36,7 @@ export default fp(async (app) => {
   files.set('/demo.js', { body: await readDemoBundle(), type: 'text/javascript; charset=utf-8' })
 
   for (const [path, { body, type }] of files) {
-    app.get(path, { schema: { hide: true } }, async (_request, reply) => {
+    app.get(path, { schema: { hide: true }, config: { caller: 'anyone' } }, async (_request, reply) => {
       return await reply.type(type).header('cache-control', 'no-cache').send(body)
     })
   }

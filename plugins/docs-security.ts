@@ -2,7 +2,7 @@
 // guards its route declares, the very `config` the plugins enforce: an operators' bearer token
 // (`operators`, plugins/operators.ts), the session cookie where a signed-in session is required
 // (`scopes`, plugins/grants.ts; the scopes are listed as its roles, as OpenAPI 3.1 allows), and
-// X-CSRF on every request a browser makes that may change state (plugins/csrf.ts's own rule). A
+// X-CSRF on every request a page's script makes (plugins/csrf.ts's own rule). A
 // route that answers with or without a session says so in its schema (SESSION_IF_ANY,
 // routes/schemas.ts).
 import type { FastifyContextConfig } from 'fastify'
@@ -24,7 +24,7 @@ export function securitySchemes (cookieName: string) {
       type: 'apiKey',
       in: 'header',
       name: 'X-CSRF',
-      description: 'Always `1`, on every request a browser makes that may change state, and then an `Origin`, when the browser sends one, of PUBLIC_URL or ALLOWED_ORIGINS. A cross-site form cannot send the header, and a cross-site fetch cannot without a CORS preflight that media-bff never grants.'
+      description: 'Always `1`, on every request a page\'s script makes, reads included (RFC 10017 §6.1.3.3.2), and then an `Origin`, when the browser sends one, of PUBLIC_URL or ALLOWED_ORIGINS. A cross-site form or link cannot send the header, and a cross-site script cannot without a CORS preflight that media-bff grants only to ALLOWED_ORIGINS. Navigations (sign-in, the callback), the media service\'s webhooks, operators\' routes and public files need none.'
     },
     metricsBearer: {
       type: 'http',
@@ -46,7 +46,7 @@ export function operationSecurity (method: string | string[], config: FastifyCon
   else if (config?.operators === 'metrics') alternatives = [{ metricsBearer: [] }, {}]
   else if (config?.scopes !== undefined) alternatives = [{ sessionCookie: [...config.scopes] }]
   else alternatives = declared ?? [{}]
-  const writes = (typeof method === 'string' ? [method] : method).some((one) => needsCsrfHeader(one, config))
-  const security = writes ? alternatives.map((alternative) => ({ ...alternative, csrfHeader: [] })) : [...alternatives]
+  const needsHeader = (typeof method === 'string' ? [method] : method).some((one) => needsCsrfHeader(one, config))
+  const security = needsHeader ? alternatives.map((alternative) => ({ ...alternative, csrfHeader: [] })) : [...alternatives]
   return security.every((requirement) => Object.keys(requirement).length === 0) ? undefined : security
 }

@@ -62,7 +62,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/auth/login', {
     schema: { tags: ['auth'], summary: 'Start a sign-in (browser navigation)', security: SESSION_IF_ANY, querystring: LoginQuery, response: { 400: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
-    config: { limit: 'login' }
+    config: { limit: 'login', caller: 'navigation' }
   }, async (request, reply) => {
     const { query, signedIn } = request
     const returnTo = query.return_to === undefined ? '/' : parseReturnTarget(query.return_to, siteOrigins)
@@ -112,7 +112,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { tags: ['auth'], summary: 'The redirect URI (browser navigation)', security: SESSION_IF_ANY, querystring: CallbackQuery },
     // A browser lands here: a malformed query gets the human page, not a JSON error.
     attachValidation: true,
-    config: { limit: 'login', replacesSession: true }
+    config: { limit: 'login', replacesSession: true, caller: 'navigation' }
   }, async (request, reply) => {
     const outcome = await runCallback({
       config,

@@ -16,7 +16,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags: ['events'],
       summary: 'The session\'s live channel, as Server-Sent Events: `ready`, then `file` (an upload of this person was finished or processed), `session` (it ended), `resync` and `closed`',
-      description: 'For a signed-in session, from PUBLIC_URL\'s origin or one of ALLOWED_ORIGINS (403 to any other Origin); an EventSource cannot send X-CSRF, and none is asked. Listening does not keep the session from its idle timeout.',
+      description: 'For a signed-in session, with X-CSRF: 1 like every other call, from PUBLIC_URL\'s origin or one of ALLOWED_ORIGINS (403 otherwise): the browser module reads it with fetch() streaming, which sends the header (an EventSource cannot). Listening does not keep the session from its idle timeout.',
       headers: EventHeaders,
       response: {
         // Written by the channel itself (the reply is hijacked): described, never serialised.
@@ -30,8 +30,6 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     config: {
       // Listening is not activity: an open tab alone does not keep a session from its idle timeout.
       touchesSession: false,
-      // A browser sends Origin on a cross-origin request: a foreign page may not hold a channel open.
-      allowedOriginsOnly: true,
       limit: 'events',
       scopes: []
     }

@@ -20,7 +20,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   // Probes come every few seconds from every orchestrator and balancer: never traced.
   app.get('/healthz', {
     schema: { tags: ['operations'], summary: 'The process is alive, and which version it runs', response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.String() }) } },
-    config: { traced: false }
+    config: { traced: false, caller: 'anyone' }
   }, async () => ({ status: 'ok' as const, version }))
 
   app.get('/readyz', {
@@ -32,7 +32,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         503: Type.Object({ error: Type.String(), message: Type.String(), checks: Checks })
       }
     },
-    config: { traced: false }
+    config: { traced: false, caller: 'anyone' }
   }, async (request, reply) => {
     reply.header('cache-control', 'no-store')
     const checks = { store: 'ok', configuration: 'ok' }

@@ -52,7 +52,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   const options = {
     bodyLimit: WEBHOOK_BODY_LIMIT,
-    config: { serverToServer: true, limit: 'webhooks' as const },
+    config: { caller: 'server' as const, limit: 'webhooks' as const },
     onError: async (request: FastifyRequest, _reply: FastifyReply, error: FastifyError | AppError) => {
       const outcome = error instanceof WebhookRefused ? error.outcome : refusalOf(error)
       app.metrics.webhook(outcome)

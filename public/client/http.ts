@@ -8,6 +8,9 @@ import { linkOnBff, routeUrl } from './urls.js'
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
+/** The header media-bff asks of every call a page makes to it, reads included. */
+export const CSRF_HEADER = { 'x-csrf': '1' } as const
+
 export interface CallSettings {
   /** media-bff's root (urls.ts, bffRoot): '' for this page's origin without a base path. */
   root: string
@@ -37,10 +40,10 @@ export async function callBff<T> (settings: CallSettings, method: HttpMethod, ta
   const timer = setTimeout(() => { timedOut = true; controller.abort() }, timeoutMs)
   const abort = (): void => { controller.abort() }
   options.signal?.addEventListener('abort', abort, { once: true })
-  const headers: Record<string, string> = { accept: 'application/json' }
-  // media-bff refuses state-changing calls without it: a custom header cannot be sent by a
-  // cross-site form, and cross-site scripts only after a CORS preflight it never grants.
-  if (method !== 'GET') headers['x-csrf'] = '1'
+  // media-bff refuses every call without X-CSRF (RFC 10017): a custom header cannot be sent by a
+  // cross-site form or link, and a cross-site script only after a CORS preflight media-bff grants
+  // to its allowed origins alone.
+  const headers: Record<string, string> = { accept: 'application/json', ...CSRF_HEADER }
   // No content-type without a body: media-bff reads an empty JSON body as malformed.
   if (body !== undefined) headers['content-type'] = 'application/json'
   try {

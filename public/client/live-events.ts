@@ -1,10 +1,11 @@
 // The session's live channel (GET /events, Server-Sent Events) as typed events. Read with fetch
-// rather than EventSource: EventSource gives up for good on any answer but 200 and cannot say
-// which (a 401 of an ended session, a 503 of an instance shutting down); this sees the answer,
+// rather than EventSource: EventSource cannot send X-CSRF, which media-bff asks of every call, and
+// gives up for good on any answer but 200 without saying which (a 401 of an ended session, a 503
+// of an instance shutting down); this sends the header, sees the answer,
 // waits what Retry-After says, resumes with Last-Event-ID after every reconnect, and notices a
 // connection that died without a word (no heartbeat for a while).
 import { bffError, MediaBffError } from './errors.js'
-import type { CallSettings } from './http.js'
+import { CSRF_HEADER, type CallSettings } from './http.js'
 import { parseJson } from './json.js'
 import { sseReader, type ServerSentEvent } from './sse.js'
 import type { MediaFile } from './types.js'
@@ -151,7 +152,7 @@ export function openLiveChannel (settings: CallSettings): LiveChannel {
     try {
       const response = await fetch(routeUrl(settings.root, '/events'), {
         credentials: 'include',
-        headers: { accept: 'text/event-stream', ...(lastEventId === '' ? {} : { 'last-event-id': lastEventId }) },
+        headers: { accept: 'text/event-stream', ...CSRF_HEADER, ...(lastEventId === '' ? {} : { 'last-event-id': lastEventId }) },
         signal: attempt.signal
       })
       if (!response.ok || response.body === null) {

@@ -12,7 +12,7 @@ export type ApiMethod = HttpMethod
 export interface RelayCalls {
   /**
    * One media service operation through media-bff's relay: `path` is relative to `/api/`
-   * (`'folders/0/contents?files=0'`). Writes carry `X-CSRF: 1` and a JSON body; an empty answer
+   * (`'folders/0/contents?files=0'`). Every call carries `X-CSRF: 1`, writes a JSON body; an empty answer
    * (204) resolves to undefined. Only the operations media-bff allowlists are relayed.
    */
   api: <T = unknown>(method: ApiMethod, path: string, body?: Record<string, unknown>, options?: CallOptions) => Promise<T>

@@ -22,10 +22,10 @@ t.test('every route answers under the base path, and nothing at the root', async
   t.ok(bff.app.hasRoute({ method: 'OPTIONS', url: `${BASE}/*` }), 'the CORS preflight route under it too')
   t.notOk(bff.app.hasRoute({ method: 'OPTIONS', url: '*' }))
   for (const path of ['/healthz', '/auth/session', '/client/media-bff-client.js', '/metrics']) {
-    const outside = await request(`${bff.url}${path}`)
+    const outside = await request(`${bff.url}${path}`, { headers: { 'x-csrf': '1' } })
     t.equal(outside.statusCode, 404, path)
     t.match(await outside.body.json(), { error: 'not_found' })
-    const inside = await request(`${bff.url}${BASE}${path}`)
+    const inside = await request(`${bff.url}${BASE}${path}`, { headers: { 'x-csrf': '1' } })
     await inside.body.dump()
     t.equal(inside.statusCode, 200, `${BASE}${path}`)
   }

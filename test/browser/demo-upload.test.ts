@@ -95,7 +95,7 @@ t.test('alice signs in, allows uploads before choosing files, uploads two files 
   await noticeWithCode(page, 'signed_out')
   t.ok(await page.locator('#files-panel').isHidden(), 'signing out hides the library')
   t.equal(await page.locator('#file-list [data-testid="folder-file"]').count(), 0, 'and clears what was shown')
-  const after = await page.evaluate(async () => await (await fetch('/auth/session', { credentials: 'include' })).json() as { authenticated: boolean })
+  const after = await page.evaluate(async () => await (await fetch('/auth/session', { credentials: 'include', headers: { 'x-csrf': '1' } })).json() as { authenticated: boolean })
   t.equal(after.authenticated, false, 'the session is gone on the server too')
   t.same(problems, [], 'no script errors or CSP violations')
 })

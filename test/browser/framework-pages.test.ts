@@ -150,7 +150,7 @@ for (const { name, sameOrigin } of deployments) {
         await page.locator('#sign-in').waitFor()
         t.equal(await page.locator('#name').count(), 0, 'signed out: the sign-in button again, the name gone')
         t.equal(checks, 1, 'told by the sign-out itself, without asking again')
-        const answer = await page.evaluate(async (url) => await (await fetch(`${url}/auth/session`, { credentials: 'include' })).json() as { authenticated: boolean }, bffAddress)
+        const answer = await page.evaluate(async (url) => await (await fetch(`${url}/auth/session`, { credentials: 'include', headers: { 'x-csrf': '1' } })).json() as { authenticated: boolean }, bffAddress)
         t.equal(answer.authenticated, false, 'media-bff agrees')
         if (sameOrigin) {
           const outside = fromSite.filter((path) => !path.startsWith(`${BASE_PATH}/`) && path !== `/${framework}.html` && path !== `/${framework}.js`)

@@ -43,9 +43,9 @@ t.test('sign-in and re-authorization from another site: the callback comes witho
     t.match(header ?? '', /media-bff-login-\d=/, 'the callback carries the sign-in\'s Lax cookie')
     t.notMatch(header ?? '', /(^|; )media-bff=/, 'and not the Strict session cookie')
   }
-  const sessions = await page.evaluate(async () => await (await fetch('/auth/sessions')).json() as { sessions: unknown[] })
+  const sessions = await page.evaluate(async () => await (await fetch('/auth/sessions', { headers: { 'x-csrf': '1' } })).json() as { sessions: unknown[] })
   t.equal(sessions.sessions.length, 1, 'the re-authorization replaced the session it began in: none left behind')
-  const before = await httpRequest(`${bff.url}/auth/session`, { headers: { cookie: `media-bff=${session?.value ?? ''}` } })
+  const before = await httpRequest(`${bff.url}/auth/session`, { headers: { 'x-csrf': '1', cookie: `media-bff=${session?.value ?? ''}` } })
   t.match(await before.body.json(), { authenticated: false }, 'the replaced session is gone from the store')
   t.same(problems, [])
 })

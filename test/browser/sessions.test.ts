@@ -66,7 +66,7 @@ t.test('two browsers of one person: one ends the other from "Your sessions"; its
   // No call, no focus: the laptop's live channel closes with the session, saying why.
   await waitForSession(laptop, 'signed-out')
   t.match(await noticeWithCode(laptop, 'session_ended'), /ended/)
-  const after = await laptop.evaluate(async () => await (await fetch('/auth/session')).json()) as { authenticated: boolean }
+  const after = await laptop.evaluate(async () => await (await fetch('/auth/session', { headers: { 'x-csrf': '1' } })).json()) as { authenticated: boolean }
   t.equal(after.authenticated, false, 'its cookie is dead on the server')
   t.equal(await wasReloaded(laptop), false)
   t.same(problems, [], 'no script errors or CSP violations')
@@ -98,7 +98,7 @@ t.test('before the idle timeout the page offers to stay signed in; the absolute 
   await page.goto(`${bff.url}/`)
   await signInAs(page, bff.url, emulator.baseUrl, 'alice')
   const absolute = await page.locator('#session-until').getAttribute('data-absolute-expires-at')
-  const session = await page.evaluate(async () => await (await fetch('/auth/session')).json()) as { absolute_expires_at: string }
+  const session = await page.evaluate(async () => await (await fetch('/auth/session', { headers: { 'x-csrf': '1' } })).json()) as { absolute_expires_at: string }
   t.equal(absolute, session.absolute_expires_at, 'the absolute end is on the page')
   t.match(await page.locator('#session-until').textContent(), /at the latest/)
 
@@ -109,7 +109,7 @@ t.test('before the idle timeout the page offers to stay signed in; the absolute 
   // Past the end the notice named: still signed in, because staying signed in reset the idle timer.
   await page.waitForTimeout(4000)
   t.equal(await page.locator('body').getAttribute('data-session'), 'signed-in')
-  const after = await page.evaluate(async () => await (await fetch('/auth/session')).json()) as { authenticated: boolean }
+  const after = await page.evaluate(async () => await (await fetch('/auth/session', { headers: { 'x-csrf': '1' } })).json()) as { authenticated: boolean }
   t.equal(after.authenticated, true, 'media-bff agrees')
   t.same(problems, [], 'no script errors or CSP violations')
 })

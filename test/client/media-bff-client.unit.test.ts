@@ -35,7 +35,7 @@ function json (status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
 }
 
-t.test('reads go out as GET with the cookie and no CSRF header; writes carry X-CSRF and JSON', async (t) => {
+t.test('every call carries the cookie and X-CSRF, reads included; writes carry JSON', async (t) => {
   const sent = stubFetch(t, (request) => json(request.method === 'POST' ? 201 : 200, { folder_id: 9, name: 'New' }))
   const bff = createMediaBffClient()
   await bff.folders.get(5)
@@ -46,7 +46,7 @@ t.test('reads go out as GET with the cookie and no CSRF header; writes carry X-C
     { url: '/api/folders/0', method: 'POST', credentials: 'include', body: { name: 'New' } },
     { url: '/api/folders/9', method: 'PUT', body: { name: 'Newer' } }
   ])
-  t.notOk('x-csrf' in (sent[0]?.headers ?? {}), 'no CSRF header on a read')
+  t.match(sent[0]?.headers, { 'x-csrf': '1' }, 'X-CSRF on a read too (RFC 10017 §6.1.3.3.2)')
   t.notOk('content-type' in (sent[0]?.headers ?? {}), 'no content type without a body')
   for (const write of sent.slice(1)) t.match(write.headers, { 'x-csrf': '1', 'content-type': 'application/json' })
 })

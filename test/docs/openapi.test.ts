@@ -29,7 +29,6 @@ interface Operation { tags?: string[], security?: Requirement[], parameters?: Ar
 const text = await describeApi()
 const description = JSON.parse(text) as { openapi: string, servers: any[], paths: Record<string, Record<string, Operation>>, components: { securitySchemes: Record<string, any>, schemas: Record<string, any> } }
 const operations = Object.entries(description.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method: method.toUpperCase(), operation })))
-const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 /** Whether every way of calling the operation needs this scheme. */
 const needs = (operation: Operation, scheme: string): boolean => (operation.security ?? [{}]).every((requirement) => Object.hasOwn(requirement, scheme))
 const METRICS_TOKEN = 'metrics-token-0123456789-abcdefghijklmnop'
@@ -73,11 +72,23 @@ t.test('the security schemes: the session cookie, X-CSRF and the operators\' bea
   t.match(schemes.operatorBearer, { type: 'http', scheme: 'bearer' })
   const named = new Set(operations.flatMap(({ operation }) => (operation.security ?? []).flatMap((requirement) => Object.keys(requirement))))
   t.same([...named].sort(), Object.keys(schemes).sort(), 'each is used, and nothing else is named')
-  const writesWithoutCsrf = operations.filter(({ method, operation }) => WRITES.has(method) && !needs(operation, 'csrfHeader'))
-  t.same(writesWithoutCsrf.map(({ operation }) => operation.tags), [['webhooks'], ['webhooks']], 'X-CSRF on every write but the media service\'s webhooks')
+  const withoutCsrf = operations.filter(({ operation }) => !needs(operation, 'csrfHeader')).map(({ method, path }) => `${method} ${path}`).sort()
+  t.same(withoutCsrf, [
+    'DELETE /operator/users/{tenant}/{user_id}/sessions',
+    'GET /auth/callback',
+    'GET /auth/login',
+    'GET /client/{file}',
+    'GET /client/{version}/{file}',
+    'GET /docs',
+    'GET /healthz',
+    'GET /metrics',
+    'GET /readyz',
+    'POST /webhooks/media',
+    'POST /webhooks/media/{tenant}'
+  ], 'X-CSRF on every call a page makes, reads included; none on navigations, servers\' calls, operators\' routes and public files')
   for (const op of RELAY_OPERATIONS) {
     const operation = description.paths[`/api/${op.path.replace(/:(\w+)/g, '{$1}')}`]?.[op.method.toLowerCase()]
-    t.same(operation?.security, [{ sessionCookie: [op.scope], ...(op.method === 'GET' ? {} : { csrfHeader: [] }) }], `${op.name}: the cookie, with its scope as its role`)
+    t.same(operation?.security, [{ sessionCookie: [op.scope], csrfHeader: [] }], `${op.name}: the cookie, with its scope as its role, and X-CSRF`)
   }
 })
 

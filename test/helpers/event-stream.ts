@@ -25,7 +25,8 @@ export interface OpenChannel {
 export async function openChannel (browser: Browser, headers: Record<string, string> = {}): Promise<OpenChannel> {
   const cookie = browser.cookieHeader()
   const response = await request(`${browser.baseUrl}/events`, {
-    headers: { ...browser.defaultHeaders, accept: 'text/event-stream', ...(cookie === undefined ? {} : { cookie }), ...headers }
+    // As the browser module reads it: fetch() streaming, with X-CSRF like every other call.
+    headers: { ...browser.defaultHeaders, accept: 'text/event-stream', 'x-csrf': '1', ...(cookie === undefined ? {} : { cookie }), ...headers }
   })
   const events: ServerSentEvent[] = []
   const reader = sseReader((event) => events.push(event))

@@ -57,8 +57,14 @@ export class Browser {
     }
   }
 
-  get (path: string, headers?: Record<string, string>): Promise<HttpResponse> {
-    return this.fetch('GET', path, headers === undefined ? {} : { headers })
+  /** A read as the website's front-end makes it: with X-CSRF: 1, as media-bff asks of every call. */
+  get (path: string, headers: Record<string, string> = {}): Promise<HttpResponse> {
+    return this.fetch('GET', path, { headers: { 'x-csrf': '1', ...headers } })
+  }
+
+  /** A top-level navigation (sign-in, the callback, a link followed): no custom header. */
+  navigate (path: string, headers: Record<string, string> = {}): Promise<HttpResponse> {
+    return this.fetch('GET', path, { headers })
   }
 
   /** A state-changing call as the website's front-end makes it: JSON with X-CSRF: 1. */

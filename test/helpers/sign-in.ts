@@ -21,14 +21,14 @@ export interface SignInResult {
 export const LOGIN_TO_BACK = '/auth/login?return_to=/back'
 
 export async function startLogin (browser: Browser, loginPath = '/auth/login'): Promise<string> {
-  const login = await browser.get(loginPath)
+  const login = await browser.navigate(loginPath)
   if (login.status !== 302 || login.location === undefined) throw new Error(`login answered ${login.status}: ${login.text}`)
   return login.location
 }
 
 /** Posts the emulator's consent form for an authorization URL; returns where it redirects. */
 export async function consent (browser: Browser, authorizeUrl: string, user = 'alice', decision: 'approve' | 'deny' = 'approve'): Promise<string> {
-  const page = await browser.get(authorizeUrl)
+  const page = await browser.navigate(authorizeUrl)
   if (page.status !== 200) throw new Error(`authorize page answered ${page.status}: ${page.text}`)
   const form = new URLSearchParams()
   for (const match of page.text.matchAll(/<input[^>]*type="hidden"[^>]*>/g)) {
@@ -54,7 +54,7 @@ export function onServer (browser: Browser, callbackUrl: string): string {
 export async function signIn (browser: Browser, options: SignInOptions = {}): Promise<SignInResult> {
   const authorizeUrl = await startLogin(browser, options.loginPath)
   const callbackUrl = await consent(browser, authorizeUrl, options.user ?? 'alice', options.decision ?? 'approve')
-  const callback = await browser.get(onServer(browser, callbackUrl))
+  const callback = await browser.navigate(onServer(browser, callbackUrl))
   return { callback, callbackUrl, authorizeUrl }
 }
 
@@ -65,9 +65,9 @@ export async function signIn (browser: Browser, options: SignInOptions = {}): Pr
  * tests that use it check that Location, whatever the stand-in made media-bff answer.
  */
 export async function signInWithoutConsent (browser: Browser, loginPath = '/auth/login'): Promise<string | undefined> {
-  const login = await browser.get(loginPath)
-  const authorize = await browser.get(login.location ?? '')
-  const callback = await browser.get(authorize.location ?? '')
+  const login = await browser.navigate(loginPath)
+  const authorize = await browser.navigate(login.location ?? '')
+  const callback = await browser.navigate(authorize.location ?? '')
   return callback.location
 }
 

@@ -24,7 +24,7 @@ t.test('a request whose session is loading when the close begins still gets its 
   const cookie = `media-bff=${new fastifyCookie.Signer([TEST_SESSION_SECRET], 'sha256').sign('a'.repeat(32))}`
   // Its own client, destroyed after the answer: a kept-alive socket would hold the close open.
   const client = new Client(bff.url)
-  const answer = client.request({ method: 'GET', path: '/auth/session', headers: { cookie } })
+  const answer = client.request({ method: 'GET', path: '/auth/session', headers: { 'x-csrf': '1', cookie } })
   await storeReached
   const closed = bff.close()
   // Only once the close has begun may the store answer: Fastify stops listening after the

@@ -73,7 +73,7 @@ t.test('a service that drips a long valid answer: the browser\'s answer is cut o
     }
   }))
   const started = performance.now()
-  const answer = await request(`${bff.url}/api/folders/0/contents`, { headers: { cookie: browser.cookieHeader() ?? '' } })
+  const answer = await request(`${bff.url}/api/folders/0/contents`, { headers: { 'x-csrf': '1', cookie: browser.cookieHeader() ?? '' } })
   t.equal(answer.statusCode, 200, 'the status went out with the first 64 KiB')
   const body = await within(BOUND_MS, answer.body.text().then(() => 'complete', () => 'cut off'), 'the browser\'s answer')
   const elapsed = performance.now() - started
@@ -119,7 +119,7 @@ t.test('a browser that reads the status line and then nothing: the call is close
   socket.on('error', () => {})
   const received: Buffer[] = []
   const sent = performance.now()
-  socket.write(`GET /api/folders/0/contents HTTP/1.1\r\nHost: bff\r\nCookie: ${browser.cookieHeader() ?? ''}\r\n\r\n`)
+  socket.write(`GET /api/folders/0/contents HTTP/1.1\r\nHost: bff\r\nX-CSRF: 1\r\nCookie: ${browser.cookieHeader() ?? ''}\r\n\r\n`)
   await within(BOUND_MS, new Promise<void>((resolve) => {
     let head = true
     socket.on('data', (chunk: Buffer) => {

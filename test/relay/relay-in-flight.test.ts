@@ -82,7 +82,7 @@ t.test('a browser that goes away, a stream that ends or fails: every slot comes 
   const sockets = [0, 1].map(() => {
     const socket = connect(Number(new URL(bff.url).port), '127.0.0.1')
     socket.on('error', () => {})
-    socket.write(`GET /api/folders/0 HTTP/1.1\r\nHost: bff\r\nCookie: ${cookie}\r\n\r\n`)
+    socket.write(`GET /api/folders/0 HTTP/1.1\r\nHost: bff\r\nX-CSRF: 1\r\nCookie: ${cookie}\r\n\r\n`)
     return socket
   })
   await hold.arrived(2)
