@@ -13,6 +13,6 @@ declare module 'fastify' {
 
 export default fp<{ config: Config, clock?: () => number }>(async (app, { config, clock = Date.now }) => {
   app.decorate('config', config)
-  for (const warning of config.warnings) app.log.warn({ warning }, 'configuration: likely a mistake')
+  for (const warning of config.warnings) app.log.warn({ warning }, 'configuration: take note')
   app.decorate('clock', clock)
 }, { name: 'config', fastify: '5.x' })

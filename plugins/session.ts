@@ -94,12 +94,13 @@ export default fp(async (app) => {
   // carry them, and they name the session a sign-in replaces (LoginTransaction.previousSid).
   const cookieDefaults = { httpOnly: true, secure: settings.secureCookie, sameSite: 'strict' as const, path: '/' }
   await app.register(fastifyCookie, { parseOptions: cookieDefaults })
+  const signer = rememberingSigner(new fastifyCookie.Signer(settings.secrets, 'sha256'))
   // Between the cookie parser's hook and @fastify/session's: the name before 0.2.0 is read and
   // written beside today's while a rolling upgrade runs both versions.
-  const { previousCookieName } = settings
-  if (previousCookieName !== undefined) readPreviousCookieName(app, settings.cookieName, previousCookieName)
+  const { rollingUpgrade } = settings
+  if (rollingUpgrade !== undefined) readPreviousCookieName(app, { cookieName: settings.cookieName, upgrade: rollingUpgrade, signer, load: app.sessionStore.load })
   await app.register(fastifySession, {
-    secret: rememberingSigner(new fastifyCookie.Signer(settings.secrets, 'sha256')),
+    secret: signer,
     cookieName: settings.cookieName,
     saveUninitialized: false,
     // Saved when modified; the touch below keeps the store TTL rolling without a write per call.
@@ -108,7 +109,7 @@ export default fp(async (app) => {
     cookie: cookieDefaults,
     store: app.sessionStore
   })
-  if (previousCookieName !== undefined) writePreviousCookieName(app, settings.cookieName, previousCookieName)
+  if (rollingUpgrade !== undefined) writePreviousCookieName(app, settings.cookieName, rollingUpgrade)
 
   app.decorateRequest('signedIn', undefined)
   // onRequest (after @fastify/session's own) so that even a request that later fails validation

@@ -5,6 +5,7 @@ import { EnvReader, type Env } from './env-reader.js'
 import { applyIssRequirement, readTenants, type Tenant } from './config-tenants.js'
 import { readMount } from './config-mount.js'
 import { readTracing, type TracingConfig } from './config-tracing.js'
+import { readRollingUpgrade, type RollingUpgrade } from './config-rolling-upgrade.js'
 import { isSameSite, siteOf } from './same-site.js'
 import { isAddressOrCidr, trustsEveryone } from './trusted-proxies.js'
 import { parseTokenKeys, type TokenKey } from './store/token-cipher.js'
@@ -50,8 +51,8 @@ export interface Config {
   }
   session: {
     cookieName: string
-    /** 0.1.0's name for the session cookie (__Host-<name>), during a rolling upgrade from it only (ROLLING_UPGRADE_FROM_0_1). */
-    previousCookieName: string | undefined
+    /** While a rolling upgrade from 0.1.0 runs (ROLLING_UPGRADE_FROM_0_1): that version's cookie name, and until when. */
+    rollingUpgrade: RollingUpgrade | undefined
     /** Secure cookie and __Host-Http- prefix; only dropped for a plain-http PUBLIC_URL. */
     secureCookie: boolean
     secrets: string[]
@@ -272,7 +273,7 @@ export function loadConfig (env: Env = process.env): Config {
       cookieName,
       // Releases before 0.2.0 named it __Host-<name>: read and written beside the new name only
       // while a rolling upgrade from 0.1.0 runs (plugins/previous-cookie-name.ts).
-      previousCookieName: isHttpsPublic && read.boolean('ROLLING_UPGRADE_FROM_0_1', false) ? `__Host-${cookieBase}` : undefined,
+      rollingUpgrade: readRollingUpgrade(read, cookieBase, isHttpsPublic, Date.now()),
       secureCookie: isHttpsPublic,
       secrets,
       idleTimeoutMs,

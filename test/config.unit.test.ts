@@ -6,8 +6,7 @@ import { problemsOf, validEnv as valid } from './helpers/config-env.js'
 t.test('a valid configuration loads with the documented defaults', async (t) => {
   const config = loadConfig(valid)
   t.equal(config.session.cookieName, '__Host-Http-media-bff')
-  t.equal(config.session.previousCookieName, undefined, 'the name before 0.2.0 means nothing')
-  t.equal(loadConfig({ ...valid, ROLLING_UPGRADE_FROM_0_1: 'on' }).session.previousCookieName, '__Host-media-bff', 'unless a rolling upgrade from 0.1.0 runs')
+  t.equal(config.session.rollingUpgrade, undefined, 'the name before 0.2.0 means nothing (test/auth/cookie-rename.test.ts: unless a rolling upgrade from 0.1.0 runs)')
   t.equal(config.session.secureCookie, true)
   t.equal(config.oauth.redirectUri, 'https://media.example.org/auth/callback')
   t.same(config.oauth.scopes, ['basic', 'user.info'])

@@ -50,7 +50,7 @@ t.test('the warning is logged once as the app starts', async (t) => {
   const upstream = { baseUrl: 'http://127.0.0.1:9', clientId: 'client', clientSecret: 'secret' } as RunningEmulator
   const bff = await startBff(upstream, { ALLOWED_ORIGINS: 'https://shop.example.net' })
   t.teardown(bff.close)
-  const lines = bff.logs.map((line) => JSON.parse(line) as { msg: string, warning?: string }).filter((line) => line.msg === 'configuration: likely a mistake')
+  const lines = bff.logs.map((line) => JSON.parse(line) as { msg: string, warning?: string }).filter((line) => line.msg === 'configuration: take note')
   t.equal(lines.length, 1)
   t.match(lines[0]?.warning, /shop\.example\.net" is not the same site/)
 })

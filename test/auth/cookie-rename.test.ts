@@ -1,66 +1,123 @@
 // The session cookie was __Host-media-bff before 0.2.0 and is __Host-Http-media-bff since (RFC
 // 10017's prefix: only a server sets it). During a rolling upgrade from 0.1.0
-// (ROLLING_UPGRADE_FROM_0_1=on) both versions must read every session: a browser holding the old
-// name stays signed in and is sent today's name too, the old name wins when the two differ (a
-// 0.1.0 replica wrote last), and whenever 0.2.0 sets or clears the session cookie it does so
-// under the old name as well, Lax as 0.1.0 set it (plugins/previous-cookie-name.ts). Without the
-// switch the old name means nothing: a page's script could have set it.
-import t from 'tap'
-import { startStack } from '../helpers/bff.js'
-import { consent, onServer, startLogin } from '../helpers/sign-in.js'
-import { parseSetCookie } from '../helpers/http-client.js'
+// (ROLLING_UPGRADE_FROM_0_1, the time it ends by) a browser holding 0.1.0's name for a session
+// 0.1.0 made stays signed in and is sent today's name too, and whenever this version sets or
+// clears the session cookie it does so under the old name as well, Lax as 0.1.0 set it
+// (plugins/previous-cookie-name.ts). But a page's script can set the old name, so it never wins
+// over today's, never signs a browser into a session a later version made, and means nothing
+// once the time given has passed. Sessions of 0.1.0 and 0.2.0 are the stored-record fixtures,
+// loaded into a real Redis.
+import { readFile } from 'node:fs/promises'
+import t, { type Test } from 'tap'
+import { Redis } from 'ioredis'
+import { build, type Built } from '../helpers/build.js'
+import { startRedis } from '../helpers/redis.js'
+import { parseSetCookie, type Browser } from '../helpers/http-client.js'
+import { FIXTURE_ENV } from '../fixtures/stored-records.js'
+import { problemsOf, validEnv } from '../helpers/config-env.js'
+import { loadConfig } from '../../src/config.js'
 
-t.test('a session under the name before 0.2.0 is read and sent back under both names', async (t) => {
-  const stack = await startStack({ env: { TRUST_PROXY: '127.0.0.1', ROLLING_UPGRADE_FROM_0_1: 'on' }, publicUrl: 'https://bff.example' })
-  t.teardown(stack.close)
-  const browser = stack.bff.browser({ 'x-forwarded-proto': 'https', 'x-forwarded-host': 'bff.example' })
-  const callbackUrl = await consent(browser, await startLogin(browser))
-  await browser.get(onServer(browser, callbackUrl))
-  const value = browser.cookies.get('__Host-Http-media-bff')
-  t.ok(value, 'signed in under today\'s name')
-  // As a browser that signed in before the upgrade holds it.
-  browser.cookies.delete('__Host-Http-media-bff')
-  browser.cookies.set('__Host-media-bff', value ?? '')
+const OLD = '__Host-media-bff'
+const NEW = '__Host-Http-media-bff'
+const HOUR = 3_600_000
 
+interface Fixture { cookie: string, keys: Record<string, { type: 'string', value: string } | { type: 'hash', value: Record<string, string> } | { type: 'zset', value: string[] }> }
+const fixture = async (version: string): Promise<Fixture> => JSON.parse(await readFile(new URL(`../fixtures/stored-records-${version}.json`, import.meta.url), 'utf8')) as Fixture
+/** The signed session id the fixture's browser held, whatever the cookie's name. */
+const valueOf = (cookie: string): string => cookie.slice(cookie.indexOf('=') + 1)
+
+const redis = await startRedis()
+t.teardown(redis.destroy)
+const raw = new Redis(redis.url)
+t.teardown(() => { raw.disconnect() })
+const [made010, made020] = [await fixture('0.1.0'), await fixture('0.2.0')]
+
+let now = Date.now()
+/** media-bff on a Redis that holds the sessions 0.1.0 and 0.2.0 made, as they made them. */
+const stackUntil = async (t: Test, until: number | 'off'): Promise<Built> => {
+  await raw.flushall()
+  for (const { keys } of [made010, made020]) {
+    for (const [key, entry] of Object.entries(keys)) {
+      if (entry.type === 'string') await raw.set(key, entry.value)
+      else if (entry.type === 'hash') await raw.hset(key, entry.value)
+      else await raw.zadd(key, ...entry.value)
+    }
+  }
+  return await built(t, until)
+}
+const built = async (t: Test, until: number | 'off'): Promise<Built> => await build(t, {
+  env: { ...FIXTURE_ENV, REDIS_URL: redis.url, PUBLIC_URL: 'https://bff.example', TRUST_PROXY: '127.0.0.1', ROLLING_UPGRADE_FROM_0_1: until === 'off' ? 'off' : new Date(until).toISOString() },
+  clock: () => now
+})
+const over = (built: Built, cookies: Record<string, string>): Browser => {
+  const browser = built.browser({ 'x-forwarded-proto': 'https', 'x-forwarded-host': 'bff.example' })
+  for (const [name, value] of Object.entries(cookies)) browser.cookies.set(name, value)
+  return browser
+}
+const setBy = (setCookies: string[], name: string): ReturnType<typeof parseSetCookie> | undefined => setCookies.map(parseSetCookie).find((cookie) => cookie.name === name)
+
+t.test('a session 0.1.0 made, under its name: signed in, and sent back under both names', async (t) => {
+  const stack = await stackUntil(t, now + HOUR)
+  const value = valueOf(made010.cookie)
+  const browser = over(stack, { [OLD]: value })
   const answer = await browser.get('/auth/session')
-  t.equal(answer.json().authenticated, true, 'still signed in')
-  const set = answer.setCookies.map(parseSetCookie)
-  t.match(set.find((cookie) => cookie.name === '__Host-Http-media-bff'), { value, attributes: { secure: true, httponly: true, path: '/', samesite: 'Strict' } }, 'the same session under today\'s name')
-  t.match(set.find((cookie) => cookie.name === '__Host-media-bff'), { value, attributes: { secure: true, httponly: true, path: '/', samesite: 'Lax' } }, 'and under the old one, Lax as 0.1.0 set it, for 0.1.0 replicas')
-  t.equal((await browser.get('/auth/session')).json().authenticated, true)
-
-  const signIn = await browser.get(onServer(browser, await consent(browser, await startLogin(browser))))
-  const after = lastOfEach(signIn.setCookies)
-  t.ok(after.get('__Host-Http-media-bff'), 'a new sign-in sets today\'s name')
-  t.equal(after.get('__Host-media-bff'), after.get('__Host-Http-media-bff'), 'and the old one, to the same session')
-  t.not(after.get('__Host-Http-media-bff'), value, 'a new session id')
-  const logout = lastOfEach((await browser.fetch('POST', '/auth/logout', { headers: { 'x-csrf': '1' } })).setCookies)
-  t.same([logout.get('__Host-Http-media-bff'), logout.get('__Host-media-bff')], ['', ''], 'signing out clears both')
-  // A sign-in a 0.1.0 replica completed: it wrote the old name only, so the two differ.
-  const other = stack.bff.browser({ 'x-forwarded-proto': 'https', 'x-forwarded-host': 'bff.example' })
-  await other.get(onServer(other, await consent(other, await startLogin(other), 'bob')))
-  const bobs = other.cookies.get('__Host-Http-media-bff') ?? ''
-  browser.cookies.set('__Host-Http-media-bff', after.get('__Host-Http-media-bff') ?? '')
-  browser.cookies.set('__Host-media-bff', bobs)
-  t.match((await browser.get('/auth/session')).json(), { authenticated: true, user: { name: 'Bob Example' } }, 'the old name wins when they differ: 0.1.0 wrote last')
-
-  const forged = stack.bff.browser({ 'x-forwarded-proto': 'https', cookie: '__Host-media-bff=forged.value' })
-  t.equal((await forged.get('/auth/session')).json().authenticated, false, 'the old name grants nothing a new one would not')
+  t.match(answer.json(), { authenticated: true, user: { name: 'Alice Example' } }, 'still signed in')
+  t.match(setBy(answer.setCookies, NEW), { value, attributes: { secure: true, httponly: true, path: '/', samesite: 'Strict' } }, 'the same session under today\'s name')
+  t.match(setBy(answer.setCookies, OLD), { value, attributes: { secure: true, httponly: true, path: '/', samesite: 'Lax' } }, 'and under the old one, Lax as 0.1.0 set it, for 0.1.0 replicas')
+  t.equal((await browser.get('/auth/session')).json().authenticated, true, 'and from then on under both')
+  const logout = await browser.post('/auth/logout')
+  t.same([setBy(logout.setCookies, NEW)?.value, setBy(logout.setCookies, OLD)?.value], ['', ''], 'signing out clears both')
 })
 
-/** What the browser keeps of each cookie an answer sets: the last value given for its name. */
-function lastOfEach (setCookies: string[]): Map<string, string> {
-  return new Map(setCookies.map(parseSetCookie).map((cookie) => [cookie.name, cookie.value]))
-}
+t.test('the old name never signs a browser into a session a later version made', async (t) => {
+  const stack = await stackUntil(t, now + HOUR)
+  const planted = over(stack, { [OLD]: valueOf(made020.cookie) })
+  const answer = await planted.get('/auth/session')
+  t.equal(answer.json().authenticated, false, 'a session of 0.2.0 under the old name signs nobody in')
+  t.notOk(setBy(answer.setCookies, NEW)?.value, 'and is not promoted to the server\'s own name')
+  const current = over(stack, { [OLD]: valueOf(await stack.signIn('bob')) })
+  t.equal((await current.get('/auth/session')).json().authenticated, false, 'nor does one this version made')
+})
 
-t.test('without ROLLING_UPGRADE_FROM_0_1 the old name means nothing: a script could have planted it', async (t) => {
-  const stack = await startStack({ env: { TRUST_PROXY: '127.0.0.1' }, publicUrl: 'https://bff.example' })
-  t.teardown(stack.close)
-  const attacker = stack.bff.browser({ 'x-forwarded-proto': 'https', 'x-forwarded-host': 'bff.example' })
-  await attacker.get(onServer(attacker, await consent(attacker, await startLogin(attacker), 'bob')))
-  const planted = attacker.cookies.get('__Host-Http-media-bff') ?? ''
-  const victim = stack.bff.browser({ 'x-forwarded-proto': 'https', cookie: `__Host-media-bff=${planted}` })
-  const answer = await victim.get('/auth/session')
-  t.equal(answer.json().authenticated, false, 'a valid session under the old name signs nobody in')
-  t.same(answer.setCookies.map(parseSetCookie).filter((cookie) => cookie.name.endsWith('media-bff')), [], 'and is not promoted to the server\'s own name')
+t.test('the old name never wins over a session today\'s holds', async (t) => {
+  const stack = await stackUntil(t, now + HOUR)
+  const bobs = valueOf(await stack.signIn('bob'))
+  const browser = over(stack, { [NEW]: bobs, [OLD]: valueOf(made010.cookie) })
+  t.match((await browser.get('/auth/session')).json(), { authenticated: true, user: { name: 'Bob Example' } }, 'today\'s name decides, even beside a session 0.1.0 made')
+  // A sign-in a 0.1.0 replica completed: it replaced the session both names held, and wrote its
+  // own under the old name alone.
+  await browser.post('/auth/logout')
+  const after = over(stack, { [NEW]: bobs, [OLD]: valueOf(made010.cookie) })
+  t.match((await after.get('/auth/session')).json(), { authenticated: true, user: { name: 'Alice Example' } }, 'when today\'s names no session, a session 0.1.0 made under the old name is read')
+})
+
+t.test('the mode ends by itself at the time it was given', async (t) => {
+  const until = now + HOUR
+  const stack = await stackUntil(t, until)
+  t.teardown(() => { now = Date.now() })
+  now = until - 1
+  t.equal((await over(stack, { [OLD]: valueOf(made010.cookie) }).get('/auth/session')).json().authenticated, true, 'a moment before it, 0.1.0\'s name is read')
+  now = until + 1
+  const browser = over(stack, { [OLD]: valueOf(made010.cookie) })
+  const answer = await browser.get('/auth/session')
+  t.equal(answer.json().authenticated, false, 'after it, it is not')
+  const bob = over(stack, { [NEW]: valueOf(await stack.signIn('bob')) })
+  const logout = await bob.post('/auth/logout')
+  t.ok(setBy(logout.setCookies, NEW), 'today\'s cookie is cleared')
+  t.notOk(setBy(logout.setCookies, OLD), 'and the old name is no longer written')
+})
+
+t.test('ROLLING_UPGRADE_FROM_0_1 is the time the upgrade ends by, never a bare switch, and is said at start', async (t) => {
+  const at = (ms: number): string => new Date(ms).toISOString()
+  t.match(problemsOf({ ...validEnv, ROLLING_UPGRADE_FROM_0_1: 'on' }), [/^ROLLING_UPGRADE_FROM_0_1: must be the time the rolling upgrade from 0.1.0 ends by/], '"on" has no end: refused')
+  t.match(problemsOf({ ...validEnv, ROLLING_UPGRADE_FROM_0_1: '2026-12-01' }), [/^ROLLING_UPGRADE_FROM_0_1: must be the time/], 'a date without a time and zone')
+  t.match(problemsOf({ ...validEnv, ROLLING_UPGRADE_FROM_0_1: at(Date.now() + 8 * 24 * HOUR) }), [/more than 7 days ahead/])
+  const on = loadConfig({ ...validEnv, ROLLING_UPGRADE_FROM_0_1: at(Date.now() + 2 * HOUR) })
+  t.match(on.session.rollingUpgrade, { previousCookieName: OLD, until: Number })
+  t.match(on.warnings, [/^ROLLING_UPGRADE_FROM_0_1: a rolling upgrade from 0.1.0 runs until .*Remove the variable once no replica runs 0.1.0/], 'a warning at start while it is on')
+  const ended = loadConfig({ ...validEnv, ROLLING_UPGRADE_FROM_0_1: at(Date.now() - HOUR) })
+  t.equal(ended.session.rollingUpgrade, undefined, 'a time past: off')
+  t.match(ended.warnings, [/^ROLLING_UPGRADE_FROM_0_1: ended at .*remove the variable/])
+  t.equal(loadConfig({ ...validEnv, ROLLING_UPGRADE_FROM_0_1: 'off' }).session.rollingUpgrade, undefined)
+  t.equal(loadConfig(validEnv).session.rollingUpgrade, undefined, 'off by default')
 })
