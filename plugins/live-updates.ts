@@ -20,7 +20,7 @@ import type { FollowUp, FollowUpQueue, FollowUpQueueEvents, FollowUpResult } fro
 import { createMemoryFollowUpQueue } from '../src/webhooks/memory-follow-up-queue.js'
 import { createRedisFollowUpQueue } from '../src/webhooks/redis-follow-up-queue.js'
 import { withAccessToken } from '../src/grants/with-access-token.js'
-import { BOOKKEEPING_CEILING } from '../src/store/redis-memory.js'
+import { CEILINGS } from '../src/store/redis-memory.js'
 import { currentTraceparent } from '../src/tracing/spans.js'
 
 export interface LiveUpdates {
@@ -106,7 +106,7 @@ export default fp(async (app) => {
       client: stores.redis,
       key: `${config.redisKeyPrefix}webhook-follow-ups`,
       maxWaiting: MAX_WAITING,
-      mayGrow: async () => ((await stores.fullness()) ?? 0) < BOOKKEEPING_CEILING,
+      ceiling: CEILINGS.webhooks,
       takeoverAfterMs: config.webhooks.takeoverAfterMs,
       ...queueEvents
     })

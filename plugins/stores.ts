@@ -56,7 +56,7 @@ export default fp(async (app) => {
   app.metrics.gaugeByLabel('media_bff_store_entries', 'Entries in each in-memory store (without REDIS_URL): people, locks, sign_ins, uploads, finishes, webhooks', 'store', () => stores.sizes())
   // What /readyz checks, read as Prometheus scrapes: an alert on it needs no probe of its own.
   app.metrics.gauge('media_bff_store_up', 'Whether the store (Redis, or memory) answered a ping as this scrape ran: 1, or 0 (as /readyz checks)', async () => await stores.ping().then(() => 1, () => 0))
-  app.metrics.gauge('media_bff_redis_memory_fullness', 'The fullest Redis master\'s used share of its maxmemory (absent without maxmemory): bookkeeping stops at 0.8, new sign-ins at 0.9', async () => await stores.fullness().catch(() => undefined))
+  app.metrics.gauge('media_bff_redis_memory_fullness', 'The fullest Redis master\'s used share of its maxmemory (absent without maxmemory): webhooks stop at 0.7, upload registrations and finishes at 0.8, new sign-ins at 0.9', async () => await stores.fullness().catch(() => undefined))
   let refusing = false
   app.decorate('roomForSignIn', async () => {
     const room = await stores.roomForSignIn()

@@ -1,15 +1,23 @@
 // How full Redis is, for what may take room there. Redis at maxmemory (noeviction) refuses every
 // write that needs memory, a signed-in person's token refresh as much as a webhook's id, so room
-// is shared out in tiers: bookkeeping (webhook ids and their queue, remembered finishes, upload
-// registrations) stops at BOOKKEEPING_CEILING, new sign-ins at SIGN_IN_CEILING, and the last of it
-// is kept for the people already signed in, whose records only change in place. On a Cluster the
-// fullest master decides: a key's node is not known before it is written.
+// is shared out in tiers, each family of bookkeeping with a ceiling of its own below the next:
+// webhooks (their ids and tokens, and the queue of their follow-ups) stop first, so a burst of
+// them (or a leaked webhook key) never blocks the uploads of the people signed in; upload
+// registrations and remembered finishes stop next; new sign-ins after them, so bookkeeping never
+// refuses one; and the last of it is kept for the people already signed in, whose records only
+// change in place. Each bookkeeping write checks its ceiling in the write itself, on the node the
+// key lives on (src/store/redis-scripts.ts). New sign-ins are judged by a reading of the fullest
+// master taken for each one (a key's node is not known before it is written).
+
 import type { Cluster, Redis } from 'ioredis'
 
-/** Share of maxmemory beyond which bookkeeping writes are refused. */
-export const BOOKKEEPING_CEILING = 0.8
-/** Share of maxmemory beyond which a new sign-in is refused. */
-export const SIGN_IN_CEILING = 0.9
+/** Share of maxmemory beyond which each family of bookkeeping is refused, and new sign-ins. */
+export const CEILINGS = {
+  webhooks: 0.7,
+  uploads: 0.8,
+  finishes: 0.8,
+  signIns: 0.9
+} as const
 
 export interface RedisMemoryWatch {
   /**
@@ -17,6 +25,8 @@ export interface RedisMemoryWatch {
    * `everyMs` old; undefined when no master sets maxmemory, or before any reading succeeded.
    */
   fullness: () => Promise<number | undefined>
+  /** The same, read now (one INFO per master), for a decision that must not be a second late. */
+  fullnessNow: () => Promise<number | undefined>
 }
 
 export interface RedisMemoryWatchOptions {
@@ -29,7 +39,7 @@ export function createRedisMemoryWatch (client: Redis | Cluster, { everyMs = 100
   let reading: { fullness: number | undefined, at: number } | undefined
   let inFlight: Promise<void> | undefined
 
-  const read = async (): Promise<void> => {
+  const readNow = async (): Promise<number | undefined> => {
     const masters = client.isCluster ? (client as Cluster).nodes('master') : [client as Redis]
     const infos = await Promise.all(masters.map(async (node) => await node.info('memory')))
     let fullest: number | undefined
@@ -38,7 +48,9 @@ export function createRedisMemoryWatch (client: Redis | Cluster, { everyMs = 100
       if (share !== undefined) fullest = Math.max(fullest ?? 0, share)
     }
     reading = { fullness: fullest, at: now() }
+    return fullest
   }
+  const read = async (): Promise<void> => { await readNow() }
   const refresh = (): Promise<void> => {
     inFlight ??= read().catch(() => {
       // Unreachable: the write that asked will meet the same outage and report it itself.
@@ -51,7 +63,8 @@ export function createRedisMemoryWatch (client: Redis | Cluster, { everyMs = 100
       // One INFO round trip per second at most, shared by every caller meanwhile.
       if (reading === undefined || now() - reading.at >= everyMs) await refresh()
       return reading?.fullness
-    }
+    },
+    fullnessNow: readNow
   }
 }
 

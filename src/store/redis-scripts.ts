@@ -1,9 +1,50 @@
 // The conditional operations of KeyValueStore as Lua scripts: Redis runs a script atomically, so
 // "read, compare, write" cannot interleave with another instance's write. Each script touches
 // exactly one key, so they also work on Redis Cluster (no cross-slot access).
+//
+// The held-back writes (src/store/redis-memory.ts) check how full the server is in the same
+// script as the write: INFO's used memory against maxmemory, as Redis itself compares them, read
+// by the node the key lives on at the moment of the write. No figure read earlier, by this
+// instance or another, can let a burst of writes run past a family's ceiling.
 import type { Cluster, Redis } from 'ioredis'
 
+/** Lua: whether this node's used share of maxmemory has reached `ceiling` (none without maxmemory). */
+export const FULL_AT = `
+  local function full_at (ceiling)
+    local info = redis.call('INFO', 'memory')
+    local max = tonumber(string.match(info, 'maxmemory:(%d+)')) or 0
+    if max == 0 then return false end
+    local used = tonumber(string.match(info, 'used_memory:(%d+)')) or 0
+    local uncounted = tonumber(string.match(info, 'mem_not_counted_for_evict:(%d+)')) or 0
+    return (used - uncounted) / max >= tonumber(ceiling)
+  end`
+
+/** What a held-back write answers when its family's ceiling is reached. */
+export const HELD_BACK = -1
+
 const scripts = {
+  // ARGV: ceiling, value, ttlMs, 'NX' or ''. 1 written, 0 not (NX, present), -1 held back.
+  storeHeldSet: `${FULL_AT}
+    if full_at(ARGV[1]) then return -1 end
+    if ARGV[4] == 'NX' then
+      if redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3], 'NX') then return 1 end
+      return 0
+    end
+    redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+    return 1`,
+  // ARGV: ceiling, expected, value, ttlMs. 1 written, 0 not (another value), -1 held back.
+  storeHeldCompareAndSet: `${FULL_AT}
+    if redis.call('GET', KEYS[1]) ~= ARGV[2] then return 0 end
+    if full_at(ARGV[1]) then return -1 end
+    redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+    return 1`,
+  // ARGV: ceiling, field, value, ttlMs, then fields to remove. Fields held, or -1 held back.
+  storeHeldMapSet: `${FULL_AT}
+    if full_at(ARGV[1]) then return -1 end
+    for i = 5, #ARGV do redis.call('HDEL', KEYS[1], ARGV[i]) end
+    redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+    if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[4]) then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
+    return redis.call('HLEN', KEYS[1])`,
   // ARGV: expected, value, ttlMs. (The "expected absent" case is SET NX, no script needed.)
   storeCompareAndSet: `
     if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
@@ -28,6 +69,9 @@ const scripts = {
 
 /** The client with the scripts above as commands (ioredis runs them by EVALSHA, loading on NOSCRIPT). */
 export interface ScriptCommands {
+  storeHeldSet: (key: string, ceiling: number, value: string, ttlMs: number, mode: 'NX' | '') => Promise<number>
+  storeHeldCompareAndSet: (key: string, ceiling: number, expected: string, value: string, ttlMs: number) => Promise<number>
+  storeHeldMapSet: (key: string, ceiling: number, field: string, value: string, ttlMs: number, ...removing: string[]) => Promise<number>
   storeCompareAndSet: (key: string, expected: string, value: string, ttlMs: number) => Promise<number>
   storeDeleteIfEquals: (key: string, expected: string) => Promise<number>
   storeExpireIfEquals: (key: string, expected: string, ttlMs: number) => Promise<number>

@@ -12,7 +12,7 @@
 import type { Cluster, Redis } from 'ioredis'
 import { StoreFullError, StoreUnavailableError, type KeyValueStore } from './key-value-store.js'
 import { createRedisClient, type StoreLogger } from './redis-client.js'
-import { defineStoreScripts } from './redis-scripts.js'
+import { defineStoreScripts, HELD_BACK } from './redis-scripts.js'
 import { wholeTtlMs } from './ttl.js'
 
 export interface RedisStoreOptions {
@@ -31,6 +31,13 @@ export interface RedisStoreOptions {
 export interface RedisKeyValueStore extends KeyValueStore {
   /** The connection the store uses, for what needs Redis itself (@fastify/rate-limit's counters). */
   readonly redisClient: Redis | Cluster
+  /**
+   * The same store, with every write that may take more room refused (StoreFullError) once the
+   * node the key lives on has used `ceiling` of its maxmemory, checked by that node in the write
+   * itself (src/store/redis-scripts.ts); reads and deletes always go through. `family` names it in
+   * the error.
+   */
+  heldBackAbove: (ceiling: number, family: string) => KeyValueStore
 }
 
 export function createRedisStore ({
@@ -78,8 +85,35 @@ export function createRedisStore ({
     }
   }
 
-  return {
+  const heldBack = (ceiling: number, family: string, answer: number): number => {
+    if (answer === HELD_BACK) throw new StoreFullError(`${family} held back: redis has used ${Math.round(ceiling * 100)}% of its maxmemory, and the rest of its room is kept for what comes before ${family}`)
+    return answer
+  }
+
+  const store: RedisKeyValueStore = {
     redisClient: client,
+    heldBackAbove: (ceiling, family) => ({
+      ...store,
+      set: async (key, value, ttlMs) => {
+        const wholeMs = wholeTtlMs(ttlMs)
+        heldBack(ceiling, family, await run('set', () => scripts.storeHeldSet(keyOf(key), ceiling, value, wholeMs, '')))
+      },
+      setIfAbsent: async (key, value, ttlMs) => {
+        const wholeMs = wholeTtlMs(ttlMs)
+        return heldBack(ceiling, family, await run('setIfAbsent', () => scripts.storeHeldSet(keyOf(key), ceiling, value, wholeMs, 'NX'))) === 1
+      },
+      compareAndSet: async (key, expected, value, ttlMs) => {
+        const wholeMs = wholeTtlMs(ttlMs)
+        const written = expected === undefined
+          ? await run('compareAndSet', () => scripts.storeHeldSet(keyOf(key), ceiling, value, wholeMs, 'NX'))
+          : await run('compareAndSet', () => scripts.storeHeldCompareAndSet(keyOf(key), ceiling, expected, value, wholeMs))
+        return heldBack(ceiling, family, written) === 1
+      },
+      mapSet: async (key, field, value, ttlMs, removing = []) => {
+        const wholeMs = wholeTtlMs(ttlMs)
+        return heldBack(ceiling, family, await run('mapSet', () => scripts.storeHeldMapSet(keyOf(key), ceiling, field, value, wholeMs, ...removing)))
+      }
+    }),
     get: async (key) => (await run('get', () => client.get(keyOf(key)))) ?? undefined,
     set: async (key, value, ttlMs) => {
       const wholeMs = wholeTtlMs(ttlMs)
@@ -130,6 +164,7 @@ export function createRedisStore ({
       client.disconnect()
     }
   }
+  return store
 }
 
 async function withDeadline<T> (promise: Promise<T>, ms: number): Promise<T | undefined> {

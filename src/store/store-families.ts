@@ -6,14 +6,15 @@
 // tokens) lives in bounded stores of its own, so a flood of it can only push out its own kind.
 //
 // In memory each family is a store of its own, sized from MEMORY_MAX_SESSIONS. On Redis they
-// share the server, and room is shared out by how full it is (redis-memory.ts): bookkeeping stops
-// first, then new sign-ins, and the people already signed in keep the rest.
+// share the server, and room is shared out by how full it is (redis-memory.ts): webhooks stop
+// first, then upload registrations and finishes, then new sign-ins, and the people already signed
+// in keep the rest.
 import type { Cluster, Redis } from 'ioredis'
-import { StoreFullError, type KeyValueStore } from './key-value-store.js'
+import type { KeyValueStore } from './key-value-store.js'
 import { createMemoryStore, type MemoryStore } from './memory-store.js'
 import { createRedisStore } from './redis-store.js'
 import type { StoreLogger } from './redis-client.js'
-import { BOOKKEEPING_CEILING, createRedisMemoryWatch, SIGN_IN_CEILING } from './redis-memory.js'
+import { CEILINGS, createRedisMemoryWatch } from './redis-memory.js'
 
 export const FAMILIES = ['people', 'locks', 'sign_ins', 'uploads', 'finishes', 'webhooks'] as const
 export type Family = typeof FAMILIES[number]
@@ -110,37 +111,20 @@ function memoryFamilies (maxSessions: number, now?: () => number): StoreFamilies
 function redisFamilies (url: string, { keyPrefix, tlsCa, commandTimeoutMs, logger }: StoreFamiliesOptions): StoreFamilies {
   const store = createRedisStore({ url, keyPrefix, tlsCa, commandTimeoutMs, logger })
   const watch = createRedisMemoryWatch(store.redisClient)
-  const bookkeeping = heldBackAbove(store, async () => ((await watch.fullness()) ?? 0) >= BOOKKEEPING_CEILING)
   return {
     people: store,
     locks: store,
     // Written only for sign-ins let in (roomForSignIn), at most one each: people's tier.
     signIns: store,
-    uploads: bookkeeping,
-    finishes: bookkeeping,
-    webhooks: bookkeeping,
+    uploads: store.heldBackAbove(CEILINGS.uploads, 'upload registrations'),
+    finishes: store.heldBackAbove(CEILINGS.finishes, 'remembered finishes'),
+    webhooks: store.heldBackAbove(CEILINGS.webhooks, 'webhooks'),
     redis: store.redisClient,
-    roomForSignIn: async () => ((await watch.fullness()) ?? 0) < SIGN_IN_CEILING,
+    // A fresh reading for each: sign-ins are few, and one a second late could let a burst past.
+    roomForSignIn: async () => ((await watch.fullnessNow()) ?? 0) < CEILINGS.signIns,
     sizes: () => ({}),
     fullness: watch.fullness,
     ping: store.ping,
     close: store.close
-  }
-}
-
-/**
- * `store`, with every write that may take more room refused (StoreFullError) while `full()` says
- * so; reads and deletes always go through.
- */
-export function heldBackAbove (store: KeyValueStore, full: () => Promise<boolean>): KeyValueStore {
-  const refuse = async (): Promise<void> => {
-    if (await full()) throw new StoreFullError('bookkeeping is held back: redis is nearly full, and the rest of its room is kept for signed-in people')
-  }
-  return {
-    ...store,
-    set: async (key, value, ttlMs) => { await refuse(); await store.set(key, value, ttlMs) },
-    setIfAbsent: async (key, value, ttlMs) => { await refuse(); return await store.setIfAbsent(key, value, ttlMs) },
-    compareAndSet: async (key, expected, value, ttlMs) => { await refuse(); return await store.compareAndSet(key, expected, value, ttlMs) },
-    mapSet: async (key, field, value, ttlMs, removing) => { await refuse(); return await store.mapSet(key, field, value, ttlMs, removing) }
   }
 }

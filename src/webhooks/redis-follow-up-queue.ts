@@ -11,14 +11,18 @@ import { hostname } from 'node:os'
 import { randomBytes } from 'node:crypto'
 import type { Cluster, Redis } from 'ioredis'
 import { StoreUnavailableError } from '../store/key-value-store.js'
+import { FULL_AT } from '../store/redis-scripts.js'
 import { FOLLOW_UP_CONCURRENCY, FOLLOW_UP_MAX_AGE_MS, readFollowUp, type FollowUp, type FollowUpQueue, type FollowUpQueueEvents, type FollowUpResult } from './follow-up-queue.js'
 
 export interface RedisFollowUpQueueOptions extends FollowUpQueueEvents {
   client: Redis | Cluster
   key: string
   maxWaiting: number
-  /** Whether bookkeeping may take more room in Redis now (store-families.ts). */
-  mayGrow?: () => Promise<boolean>
+  /**
+   * Share of maxmemory beyond which no follow-up is queued (src/store/redis-memory.ts), checked
+   * by the node that holds the stream in the same script as the XADD.
+   */
+  ceiling?: number
   concurrency?: number
   /** How long a taken follow-up may go unclaimed before another instance takes it over. */
   takeoverAfterMs?: number
@@ -30,9 +34,11 @@ export interface RedisFollowUpQueueOptions extends FollowUpQueueEvents {
 const GROUP = 'media-bff'
 
 const scripts = {
-  // ARGV: most entries, the follow-up. Nil when the stream holds that many already.
-  followUpAdd: `
+  // ARGV: most entries, the follow-up, the ceiling (1: none). Nil when the stream holds that many
+  // already or the node has used that share of its maxmemory (src/store/redis-scripts.ts).
+  followUpAdd: `${FULL_AT}
     if redis.call('XLEN', KEYS[1]) >= tonumber(ARGV[1]) then return false end
+    if full_at(ARGV[3]) then return false end
     return redis.call('XADD', KEYS[1], '*', 'job', ARGV[2])`,
   // ARGV: group, entry id.
   followUpDone: `
@@ -41,7 +47,7 @@ const scripts = {
 } as const
 
 interface ScriptCommands {
-  followUpAdd: (key: string, max: number, job: string) => Promise<string | null>
+  followUpAdd: (key: string, max: number, job: string, ceiling: number) => Promise<string | null>
   followUpDone: (key: string, group: string, id: string) => Promise<number>
 }
 
@@ -139,10 +145,9 @@ export function createRedisFollowUpQueue (options: RedisFollowUpQueueOptions): F
 
   return {
     async add (job) {
-      if (options.mayGrow !== undefined && !await options.mayGrow()) return false
       try {
         await ensureGroup()
-        return await commands.followUpAdd(key, maxWaiting, JSON.stringify(job)) !== null
+        return await commands.followUpAdd(key, maxWaiting, JSON.stringify(job), options.ceiling ?? 1) !== null
       } catch (error) {
         throw new StoreUnavailableError(`redis could not queue a webhook follow-up: ${(error as Error).message}`)
       }

@@ -3,8 +3,7 @@
 // sign-ins stop at their bound; on Redis, bookkeeping is held back once Redis is nearly full
 // (redis-memory.ts reads INFO as Redis itself compares memory).
 import t from 'tap'
-import { createStoreFamilies, heldBackAbove, memoryBounds } from '../../src/store/store-families.js'
-import { createMemoryStore } from '../../src/store/memory-store.js'
+import { createStoreFamilies, memoryBounds } from '../../src/store/store-families.js'
 import { StoreFullError } from '../../src/store/key-value-store.js'
 import { usedShare } from '../../src/store/redis-memory.js'
 
@@ -44,22 +43,6 @@ t.test('in memory: new sign-ins stop at their bound; the people already in keep 
   for (let i = signedIn * 2; i < people; i++) await stores.people.set(`raced:${i}`, 'x', 60_000)
   await t.rejects(stores.people.set('one-more', 'x', 60_000), StoreFullError)
   t.equal(await stores.people.get('sess:0'), 's', 'nobody was dropped')
-})
-
-t.test('held back above the ceiling: writes that take room are refused; reads and deletes are not', async (t) => {
-  const store = createMemoryStore()
-  t.teardown(() => store.close())
-  let full = false
-  const held = heldBackAbove(store, async () => full)
-  await held.set('a', '1', 60_000)
-  full = true
-  await t.rejects(held.set('b', '2', 60_000), StoreFullError)
-  await t.rejects(held.setIfAbsent('b', '2', 60_000), StoreFullError)
-  await t.rejects(held.compareAndSet('a', '1', '2', 60_000), StoreFullError)
-  await t.rejects(held.mapSet('m', 'f', 'v', 60_000), StoreFullError)
-  t.equal(await held.get('a'), '1')
-  await held.delete('a')
-  t.equal(await held.get('a'), undefined)
 })
 
 t.test('usedShare reads INFO memory as Redis compares it to maxmemory', async (t) => {
