@@ -10,6 +10,7 @@ import fp from 'fastify-plugin'
 import { Type } from '@fastify/type-provider-typebox'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client'
 import { createDurationHistogram, type DurationSeries } from '../src/metrics/duration-histogram.js'
+import { droppedLogLines } from '../src/log-destination.js'
 
 export interface Metrics {
   login: (outcome: string) => void
@@ -74,6 +75,18 @@ export default fp(async (app) => {
   const openStreams = new Gauge({ name: 'media_bff_event_streams', help: 'Live channels (GET /events) open on this instance', registers: [registry] })
   const delivered = new Counter({ name: 'media_bff_events_delivered_total', help: 'Live events written to a channel', registers: [registry] })
   const dropped = new Counter({ name: 'media_bff_event_streams_dropped_total', help: 'Live channels closed by media-bff, by reason (slow_reader, session_limit, session_ended, instance_full)', labelNames: ['reason'], registers: [registry] })
+  let logLinesCounted = 0
+  // The process's standard output drops what its reader does not take (src/log-destination.ts).
+  registry.registerMetric(new Counter({
+    name: 'media_bff_log_lines_dropped_total',
+    help: 'Log lines let go because the reader of standard output did not take them',
+    registers: [],
+    collect () {
+      const dropped = droppedLogLines()
+      if (dropped > logLinesCounted) this.inc(dropped - logLinesCounted)
+      logLinesCounted = dropped
+    }
+  }))
   const takeovers = new Counter({ name: 'media_bff_webhook_follow_up_takeovers_total', help: 'Webhook follow-ups another instance took and never finished (it stopped or crashed), taken over by this one', registers: [registry] })
   // The outcomes docker/prometheus/alerts.yml counts are series from the start, at zero: increase()
   // sees nothing of a series that first appears at 1, so the first refusal after a start would go

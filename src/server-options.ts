@@ -6,6 +6,7 @@ import type { FastifyError, FastifyReply, FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js'
 import { traceLogFields } from './tracing/log-fields.js'
+import { standardOutputLogs } from './log-destination.js'
 
 /** Header and body paths that may hold a token, code, secret or cookie: never printed. */
 export const REDACTED_PATHS = [
@@ -80,6 +81,8 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
 export function defaultLogger (config: Config): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
+    // Never a write that can hold the process up, nor its exit (src/log-destination.ts).
+    stream: standardOutputLogs(),
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     // trace_id and span_id on every line while tracing is on; nothing at all while it is off.
     ...(config.tracing.enabled ? { mixin: traceLogFields } : {}),

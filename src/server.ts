@@ -6,6 +6,10 @@ import { ConfigError, loadConfig } from './config.js'
 import { buildApp } from './app.js'
 import { withEnvFile } from './env-file.js'
 import { SHUTDOWN_GRACE_MS } from './server-options.js'
+import { standardOutputLogs } from './log-destination.js'
+
+/** How long the last log lines get to go out once everything else has closed. */
+const LOG_FLUSH_MS = 1_000
 
 async function main (): Promise<void> {
   let config
@@ -26,11 +30,15 @@ async function main (): Promise<void> {
   if (fromFile.file !== undefined) app.log.info({ file: fromFile.file, variables: fromFile.taken }, 'configuration: variables taken from a file (the environment set none of them)')
   // On SIGTERM: stop accepting, let in-flight requests finish (new ones get 503 while closing),
   // then close Redis and the upstream pools through the onClose hooks, and send the last spans.
-  closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
+  // close-with-grace's own words go to the log too, never to a stderr nobody may be reading.
+  const logger = { error: (message: unknown) => { app.log.error({ err: message }, 'closing') } }
+  closeWithGrace({ delay: SHUTDOWN_GRACE_MS, logger }, async ({ signal, err }) => {
     if (err !== undefined) app.log.error({ err }, 'closing after an error')
     else app.log.info({ signal }, 'closing')
     await app.close()
     await tracing?.shutdown()
+    // Whatever a reader has not taken by then goes with the process: it never waits on its logs.
+    await standardOutputLogs().flush(LOG_FLUSH_MS)
   })
   await app.listen({ host: config.host, port: config.port })
 }
