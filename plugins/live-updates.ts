@@ -143,15 +143,17 @@ export default fp(async (app) => {
     openChannel: async (request, reply, lastEventId) => {
       const { signedIn } = request
       if (signedIn === undefined) throw loginRequired(app.config.basePath)
-      if (!hub.hasRoom()) {
-        app.metrics.streamDropped('instance_full')
-        throw new AppError('unavailable', 'This instance holds all the live channels it may; the page will try again.', { retryAfter: FULL_RETRY_AFTER_S })
-      }
       const { sid, handle, budgetKey, endsAt } = signedIn
       // A hijacked answer skips @fastify/session's save as it goes out: what this request changed
       // (a sign-in from before sessions had handles is given one as it arrives) is saved here, so
       // the channel is named by the handle the session keeps.
       if (request.session.isModified()) await request.session.save()
+      // Asked after every wait: from here to the channel's opening nothing else runs, so no other
+      // channel can take the last place in between.
+      if (!hub.hasRoom()) {
+        app.metrics.streamDropped('instance_full')
+        throw new AppError('unavailable', 'This instance holds all the live channels it may; the page will try again.', { retryAfter: FULL_RETRY_AFTER_S })
+      }
       reply.hijack()
       // Headers the hooks set so far (CORS for an allowed origin, security headers) go out too.
       const earlier = Object.fromEntries(Object.entries(reply.getHeaders()).filter((entry): entry is [string, string | number | string[]] => entry[1] !== undefined))

@@ -60,17 +60,29 @@ export function readTenants (read: EnvReader): Map<string, Tenant> {
   return tenants
 }
 
-/** OAUTH_REQUIRE_ISS: on (every tenant), off, or a comma list of tenant names. */
-export function applyIssRequirement (read: EnvReader, tenants: Map<string, Tenant>): void {
+/**
+ * OAUTH_REQUIRE_ISS: on (every tenant), off, or a comma list of tenant names. Several tenants share
+ * one client and its one redirect URI, so a callback cannot tell by its address which tenant's
+ * authorization server sent it: RFC 9700 (§4.4, mix-up attacks) then asks for the RFC 9207 `iss`
+ * of every authorization response. With several tenants, a setting left unset is refused in
+ * production (an `off` there is the operator's explicit choice) and warned about elsewhere, and
+ * tenants left without it are named at start.
+ */
+export function applyIssRequirement (read: EnvReader, tenants: Map<string, Tenant>, production: boolean): void {
   const setting = read.list('OAUTH_REQUIRE_ISS')
   if (setting.length === 1 && ['on', 'off', 'true', 'false', '1', '0', 'yes', 'no'].includes(setting[0]?.toLowerCase() ?? '')) {
     const all = read.boolean('OAUTH_REQUIRE_ISS', false)
     for (const tenant of tenants.values()) tenant.requireIss = all
-    return
+  } else {
+    for (const name of setting) {
+      const tenant = tenants.get(name)
+      if (tenant === undefined) read.problem('OAUTH_REQUIRE_ISS', `names no tenant "${name}" (on, off, or tenant names)`)
+      else tenant.requireIss = true
+    }
   }
-  for (const name of setting) {
-    const tenant = tenants.get(name)
-    if (tenant === undefined) read.problem('OAUTH_REQUIRE_ISS', `names no tenant "${name}" (on, off, or tenant names)`)
-    else tenant.requireIss = true
-  }
+  const unchecked = [...tenants.values()].filter((tenant) => !tenant.requireIss).map((tenant) => tenant.name)
+  if (tenants.size < 2 || unchecked.length === 0) return
+  const why = `${tenants.size} tenants share one client and one redirect URI, and the sign-ins of ${unchecked.join(', ')} need not carry iss (RFC 9207): nothing then tells a callback which authorization server sent it, which RFC 9700 (mix-up attacks) asks for. Set OAUTH_REQUIRE_ISS=on when the service sends iss`
+  if (setting.length === 0 && production) read.problem('OAUTH_REQUIRE_ISS', `${why}; or OAUTH_REQUIRE_ISS=off to accept the risk (NODE_ENV=production)`)
+  else read.warn('OAUTH_REQUIRE_ISS', why)
 }

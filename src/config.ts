@@ -126,7 +126,7 @@ export function loadConfig (env: Env = process.env): Config {
   const production = env.NODE_ENV === 'production'
 
   const tenants = readTenants(read)
-  applyIssRequirement(read, tenants)
+  applyIssRequirement(read, tenants, production)
   const defaultTenant = read.string('MEDIA_DEFAULT_TENANT', tenants.keys().next().value ?? 'default')
   if (tenants.size > 0 && !tenants.has(defaultTenant)) {
     read.problem('MEDIA_DEFAULT_TENANT', `names no tenant of MEDIA_TENANTS (known: ${[...tenants.keys()].join(', ')})`)
@@ -352,14 +352,15 @@ const MIN_WEBHOOK_KEY_LENGTH = 16
  */
 function readWebhookKeys (read: EnvReader, tenants: Map<string, Tenant>, defaultTenant: string): Map<string, string[]> {
   const keys = new Map<string, string[]>()
-  for (const entry of read.list('WEBHOOK_KEYS')) {
+  for (const [index, entry] of read.list('WEBHOOK_KEYS').entries()) {
     const colon = entry.indexOf(':')
     const [tenant, key] = colon < 0 ? [defaultTenant, entry] : [entry.slice(0, colon), entry.slice(colon + 1)]
     // `north=key`, as MEDIA_TENANTS writes its pairs, would otherwise be one key of the default
     // tenant, and every webhook of north refused.
     const equals = entry.indexOf('=')
     if (colon < 0 && equals > 0 && tenants.has(entry.slice(0, equals))) read.problem('WEBHOOK_KEYS', `"${entry.slice(0, equals)}=..." names a tenant with "="; write ${entry.slice(0, equals)}:key`)
-    else if (!tenants.has(tenant)) read.problem('WEBHOOK_KEYS', `names no tenant of the configuration ("${tenant}")`)
+    // What comes before the ":" may be the start of a key that holds one: it is never printed.
+    else if (!tenants.has(tenant)) read.problem('WEBHOOK_KEYS', `entry ${index + 1} names no tenant of the configuration before its first ":" (tenants: ${[...tenants.keys()].join(', ')}); a key that holds a ":" is written with its tenant in front, ${defaultTenant}:<key>`)
     else if (key.length < MIN_WEBHOOK_KEY_LENGTH) read.problem('WEBHOOK_KEYS', `a key of ${tenant} is shorter than ${MIN_WEBHOOK_KEY_LENGTH} characters`)
     else keys.set(tenant, [...(keys.get(tenant) ?? []), key])
   }

@@ -105,6 +105,27 @@ t.test('a webhook key written tenant=key is refused; tenant:key is read', async 
   t.same(loadConfig({ ...valid, MEDIA_BASE_URL: 'https://tenant.media.example', WEBHOOK_KEYS: `abc=${key}` }).webhooks.keys.get('default'), [`abc=${key}`], 'with no tenant of that name, = is part of the key')
 })
 
+t.test('a webhook key that holds a ":" is never printed, not even its start', async (t) => {
+  const secret = 'Zx9QpL2m:rest-of-the-webhook-secret-0123'
+  const problems = problemsOf({ ...valid, WEBHOOK_KEYS: secret })
+  t.match(problems, [/^WEBHOOK_KEYS: entry 1 names no tenant of the configuration before its first ":" \(tenants: default\); a key that holds a ":" is written with its tenant in front, default:<key>$/])
+  for (const part of secret.split(':')) t.notOk(problems.join('\n').includes(part), 'no part of the secret')
+  t.same(loadConfig({ ...valid, WEBHOOK_KEYS: `default:${secret}` }).webhooks.keys.get('default'), [secret], 'as the message says to write it, it is read whole')
+})
+
+t.test('several tenants on one client: iss is asked of every sign-in, or the operator is told (RFC 9700, mix-up)', async (t) => {
+  const tenants = { MEDIA_BASE_URL: '', MEDIA_TENANTS: 'north=https://north.example,south=https://south.example', UPLOAD_ALLOWED_HOSTS: 'upload.example' }
+  const warningsOf = (env: Record<string, string>): readonly string[] => loadConfig({ ...valid, ...tenants, ...env }).warnings
+  t.match(warningsOf({}), [/^OAUTH_REQUIRE_ISS: 2 tenants share one client and one redirect URI, and the sign-ins of north, south need not carry iss \(RFC 9207\).*RFC 9700.*Set OAUTH_REQUIRE_ISS=on/], 'left unset: a warning naming them')
+  t.match(problemsOf({ ...valid, ...tenants, NODE_ENV: 'production' }), [/^OAUTH_REQUIRE_ISS: 2 tenants share one client.*or OAUTH_REQUIRE_ISS=off to accept the risk \(NODE_ENV=production\)$/], 'in production, refused')
+  t.same(problemsOf({ ...valid, ...tenants, NODE_ENV: 'production', OAUTH_REQUIRE_ISS: 'off' }), [], 'unless the operator says off')
+  t.match(warningsOf({ NODE_ENV: 'production', OAUTH_REQUIRE_ISS: 'off' }), [/^OAUTH_REQUIRE_ISS: 2 tenants/], 'and is still told at start')
+  t.same(warningsOf({ OAUTH_REQUIRE_ISS: 'on' }), [], 'every tenant checked: nothing to say')
+  t.same(warningsOf({ OAUTH_REQUIRE_ISS: 'north,south' }), [])
+  t.match(warningsOf({ OAUTH_REQUIRE_ISS: 'north' }), [/the sign-ins of south need not carry iss/], 'the tenants left out are named')
+  t.same(loadConfig(valid).warnings, [], 'one tenant: no mix-up to defend against')
+})
+
 t.test('a channel URL given with its /api is refused, naming the fix', async (t) => {
   t.match(problemsOf({ ...valid, MEDIA_BASE_URL: 'https://tenant.media.example/api/' }), [/^MEDIA_BASE_URL: tenant "default": https:\/\/tenant\.media\.example\/api ends in \/api; give the channel's URL without it/])
   t.equal(loadConfig({ ...valid, MEDIA_BASE_URL: 'https://tenant.media.example/apis' }).tenants.get('default')?.apiUrl, 'https://tenant.media.example/apis/api', 'a path that only starts with api is a channel path like any other')

@@ -23,7 +23,7 @@ export interface StreamOwner {
   stillLive: () => Promise<number | undefined>
 }
 
-export type DropReason = 'slow_reader' | 'session_limit' | 'person_limit' | 'session_ended'
+export type DropReason = 'slow_reader' | 'session_limit' | 'person_limit' | 'session_ended' | 'instance_full'
 /** Why a channel closed, on its span `live channel close`. */
 type CloseReason = DropReason | 'expired' | 'client_gone' | 'shutdown'
 
@@ -127,8 +127,9 @@ export function createStreamHub (options: StreamHubOptions) {
     hasRoom (): boolean { return streams.size < options.maxStreams },
 
     /**
-     * Opens a channel on `res`; false when this instance holds all it may, or when the page has
-     * already gone (it left while its request was being checked): nothing is kept then.
+     * Opens a channel on `res`; false when this instance holds all it may (the answer is then
+     * ended, its page told to come back later), or when the page has already gone (it left while
+     * its request was being checked): nothing is kept then.
      */
     open (res: ServerResponse, owner: StreamOwner, lastEventId: string | undefined): boolean {
       const span = startSpan('live channel open', { [ATTR.outcome]: 'opened' })
@@ -170,8 +171,16 @@ export function createStreamHub (options: StreamHubOptions) {
   }
 
   function openIn (span: Span, res: ServerResponse, owner: StreamOwner, lastEventId: string | undefined): boolean {
-    if (streams.size >= options.maxStreams || res.destroyed || res.writableEnded) {
+    if (res.destroyed || res.writableEnded) {
       span.setAttribute(ATTR.outcome, 'refused')
+      return false
+    }
+    if (streams.size >= options.maxStreams) {
+      // Its answer has begun (a channel that found the instance full between its check and its
+      // opening): never left open untracked, it says why and ends, and its page comes back.
+      span.setAttribute(ATTR.outcome, 'refused')
+      options.onDropped?.('instance_full')
+      res.end(`retry: ${options.retryMs}\n${format({ id: undefined, event: 'closed', data: { reason: 'instance_full' } })}`)
       return false
     }
     const stream: Stream = { owner, res, checking: false, openedAt: clock(), opened: recordedContext(span) }

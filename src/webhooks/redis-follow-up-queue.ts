@@ -5,8 +5,11 @@
 // is done. An entry an instance took and never finished (it was killed, or the follow-up failed
 // for now) stays pending; once it has been idle for takeoverAfterMs any instance claims it
 // (XAUTOCLAIM) and does it again. While a follow-up runs, its instance claims it afresh every
-// third of that time, so a slow one is not taken over while it is still under way. Everything is
-// one key, so it works on a Cluster (one hash slot) and every script touches that key alone.
+// third of that time, so a slow one is not taken over while it is still under way. Each instance
+// reads as a consumer of its own name; the consumers of instances long gone (nothing pending,
+// silent for forgetConsumersAfterMs) are removed from the group, so restarts do not pile them up.
+// Everything is one key, so it works on a Cluster (one hash slot) and every script touches that
+// key alone.
 import { hostname } from 'node:os'
 import { randomBytes } from 'node:crypto'
 import type { Cluster, Redis } from 'ioredis'
@@ -28,6 +31,12 @@ export interface RedisFollowUpQueueOptions extends FollowUpQueueEvents {
   takeoverAfterMs?: number
   /** How long one read waits for new entries. */
   blockMs?: number
+  /**
+   * How long another instance's consumer may stay silent, with nothing pending, before it is
+   * removed from the group (its instance is gone; one that reads again is back at once).
+   * Default: ten times takeoverAfterMs, at least ten minutes.
+   */
+  forgetConsumersAfterMs?: number
   now?: () => number
 }
 
@@ -55,6 +64,7 @@ type StreamEntry = [id: string, fields: string[]]
 
 export function createRedisFollowUpQueue (options: RedisFollowUpQueueOptions): FollowUpQueue {
   const { client, key, maxWaiting, concurrency = FOLLOW_UP_CONCURRENCY, takeoverAfterMs = 20_000, blockMs = 2_000, now = Date.now } = options
+  const forgetConsumersAfterMs = options.forgetConsumersAfterMs ?? Math.max(10 * 60_000, 10 * takeoverAfterMs)
   for (const [name, lua] of Object.entries(scripts)) client.defineCommand(name, { lua, numberOfKeys: 1 })
   const commands = client as unknown as ScriptCommands
   const consumer = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
@@ -137,6 +147,22 @@ export function createRedisFollowUpQueue (options: RedisFollowUpQueueOptions): F
     take(claimed)
   }
 
+  /**
+   * The consumers of instances gone for good: nothing pending (takeOver has claimed what they
+   * left), silent for forgetConsumersAfterMs. A consumer that reads again is made anew by Redis.
+   */
+  const forgetGone = async (): Promise<void> => {
+    if (!state.running) return
+    const consumers = await client.xinfo('CONSUMERS', key, GROUP) as unknown[][]
+    for (const fields of consumers) {
+      const info = new Map<unknown, unknown>()
+      for (let i = 0; i + 1 < fields.length; i += 2) info.set(fields[i], fields[i + 1])
+      const [name, pending, idle] = [info.get('name'), Number(info.get('pending')), Number(info.get('idle'))]
+      if (typeof name !== 'string' || name === consumer || pending !== 0 || !(idle >= forgetConsumersAfterMs)) continue
+      await client.xgroup('DELCONSUMER', key, GROUP, name)
+    }
+  }
+
   /** Follow-ups under way here are claimed afresh, so none is taken over while it still runs. */
   const keepClaimed = async (): Promise<void> => {
     if (inFlight.size === 0) return
@@ -168,6 +194,7 @@ export function createRedisFollowUpQueue (options: RedisFollowUpQueueOptions): F
       }
       every(Math.max(250, takeoverAfterMs / 4), takeOver)
       every(Math.max(250, takeoverAfterMs / 3), keepClaimed)
+      every(Math.max(250, forgetConsumersAfterMs / 4), forgetGone)
     },
     async stop (graceMs) {
       state.running = false

@@ -16,14 +16,14 @@ const defaults: StreamHubOptions = { maxStreams: 100, maxPerSession: 3, maxPerPe
 interface Opened { events: ServerSentEvent[], comments: () => number, closed: Promise<void>, response: IncomingMessage }
 
 /** A hub behind a real HTTP server: each GET opens a channel for the session its path names. */
-async function hubServer (t: Test, options: Partial<StreamHubOptions> = {}, owners: Record<string, Partial<StreamOwner>> = {}) {
+async function hubServer (t: Test, options: Partial<StreamHubOptions> = {}, owners: Record<string, Partial<StreamOwner>> = {}, { askFirst = true } = {}) {
   const drops: DropReason[] = []
   const counts: number[] = []
   const hub = createStreamHub({ ...defaults, ...options, onDropped: (reason) => drops.push(reason), onCount: (count) => counts.push(count) })
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const handle = (req.url ?? '/').slice(1)
     const owner: StreamOwner = { handle, person: handle, endsAt: Date.now() + 3_600_000, stillLive: async () => Date.now() + 3_600_000, ...owners[handle] }
-    if (!hub.hasRoom()) {
+    if (askFirst && !hub.hasRoom()) {
       res.writeHead(503).end()
       return
     }
@@ -138,6 +138,17 @@ t.test('a page that left while its request was being checked is not kept', async
   await arrived
   request.destroy()
   await checked
+})
+
+t.test('a channel the instance has no room for once its answer began is ended, its page told why, never left open', async (t) => {
+  // As when another channel took the last place while this one's request was being checked.
+  const { hub, open, drops } = await hubServer(t, { maxStreams: 1 }, {}, { askFirst: false })
+  await open('first')
+  const late = await open('late')
+  await late.closed
+  t.same(late.events.map((event) => [event.event, JSON.parse(event.data)]), [['closed', { reason: 'instance_full' }]], 'told why, and ended')
+  t.equal(hub.size, 1, 'nothing kept of it')
+  t.same(drops, ['instance_full'], 'and counted')
 })
 
 t.test('an instance holds at most maxStreams channels; a closed one frees its place', async (t) => {

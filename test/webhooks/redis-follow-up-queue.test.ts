@@ -17,12 +17,12 @@ const job = (id: string): FollowUp => ({ tenant: 'default', id, event: 'file_tra
 let keys = 0
 
 /** Two instances' queues on one stream, each with its own connection, as two processes have. */
-function instances (t: Test, options: { maxWaiting?: number, takeoverAfterMs?: number } = {}) {
+function instances (t: Test, options: { maxWaiting?: number, takeoverAfterMs?: number, forgetConsumersAfterMs?: number } = {}) {
   const key = `follow-ups-${++keys}`
   const make = (): { queue: FollowUpQueue, takenOver: number[] } => {
     const client = new Redis(redis.url, { maxRetriesPerRequest: 1 })
     const takenOver: number[] = []
-    const queue = createRedisFollowUpQueue({ client, key, maxWaiting: options.maxWaiting ?? 100, takeoverAfterMs: options.takeoverAfterMs ?? 1_000, blockMs: 200, onTakenOver: (count) => { takenOver.push(count) } })
+    const queue = createRedisFollowUpQueue({ client, key, maxWaiting: options.maxWaiting ?? 100, takeoverAfterMs: options.takeoverAfterMs ?? 1_000, blockMs: 200, onTakenOver: (count) => { takenOver.push(count) }, ...(options.forgetConsumersAfterMs === undefined ? {} : { forgetConsumersAfterMs: options.forgetConsumersAfterMs }) })
     t.teardown(async () => {
       await queue.stop(0)
       client.disconnect()
@@ -114,4 +114,25 @@ t.test('the stream and its group are made again when Redis lost them', async (t)
   t.equal(await a.queue.add(job('after')), true)
   await pollUntil('done again', async () => done.length, (count) => count === 2, 10_000)
   t.same(done, ['before', 'after'])
+})
+
+t.test('the consumers of instances gone for good leave the group; the living stay', async (t) => {
+  const { key, a, b } = instances(t, { forgetConsumersAfterMs: 1_000 })
+  const raw = new Redis(redis.url)
+  t.teardown(() => { raw.disconnect() })
+  const consumers = async (): Promise<number> => (await raw.xinfo('CONSUMERS', key, 'media-bff') as unknown[]).length
+  // A consumer is in the group once it has taken something: both take their share.
+  const done = async (): Promise<FollowUpResult> => { await new Promise((resolve) => setTimeout(resolve, 50)); return 'done' }
+  a.queue.start(done)
+  b.queue.start(done)
+  for (let i = 0; i < 20; i++) await a.queue.add(job(`before-${i}`))
+  await pollUntil('both took some', consumers, (count) => count === 2)
+  await pollUntil('all done', async () => (await a.queue.stats()).waiting, (waiting) => waiting === 0)
+  // One instance stops for good (killed: nothing of it says goodbye), as restarts and rollouts do.
+  await a.queue.stop(0)
+  t.equal(await consumers(), 2, 'the stopped one is still in the group for now')
+  await pollUntil('the silent consumer removed', consumers, (count) => count === 1, 10_000)
+  t.equal(await b.queue.add(job('after')), true)
+  await pollUntil('still worked', async () => (await b.queue.stats()).waiting, (waiting) => waiting === 0)
+  t.equal(await consumers(), 1, 'the instance still reading keeps its consumer')
 })
