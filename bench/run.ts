@@ -14,6 +14,7 @@ import { renderResults, type Results } from './lib/report.js'
 import { registerScenario } from './scenarios/register.js'
 import { relayScenario } from './scenarios/relay.js'
 import { tracingScenario } from './scenarios/tracing.js'
+import { nodeVersionsScenario } from './scenarios/node-versions.js'
 import { redisTripsScenario } from './scenarios/redis-trips.js'
 import { sessionScenario } from './scenarios/session.js'
 import { stampedeScenario } from './scenarios/stampede.js'
@@ -92,6 +93,11 @@ try {
   if (wants('tracing')) {
     step('tracing: register and the relay with tracing off, on (every trace) and on (1 in 10), beside the bare hop')
     results.tracing = await tracingScenario(running(tracingStack), plan)
+  }
+
+  if (wants('nodes')) {
+    step('Node versions: register, the relay (tracing off and on) and GET /auth/session on the project\'s Node and the machine\'s own, each beside its bare references')
+    results.nodes = await nodeVersionsScenario(plan, plan.compareNode)
   }
 
   if (wants('session', 'redis-memory', 'redis-trips')) step('Redis store: GET /auth/session, bytes per session and grant, commands per request')

@@ -24,9 +24,13 @@ interface Reply { id: number, ok: boolean, value?: unknown, error?: string }
 
 let nextId = 1
 
-/** Forks `script` (a path relative to bench/lib) under the same TypeScript loader as this process. */
-export function startChild (script: string, nodeFlags: string[] = []): BenchChild {
+/**
+ * Forks `script` (a path relative to bench/lib) under the same TypeScript loader as this process,
+ * on this process's Node or the one `execPath` names (scenarios/node-versions.ts).
+ */
+export function startChild (script: string, nodeFlags: string[] = [], execPath = process.execPath): BenchChild {
   const child: ChildProcess = fork(fileURLToPath(new URL(script, import.meta.url)), [], {
+    execPath,
     // process.execArgv carries tsx's loader flags, whichever way the parent was started.
     execArgv: [...process.execArgv, ...nodeFlags],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc']

@@ -3,7 +3,7 @@
 // scenarios run (--only register,relay: those alone; the report then is printed, not written).
 
 /** Scenario names for --only, in the order run.ts runs them. */
-export const SCENARIOS = ['session', 'register', 'relay', 'tracing', 'cpu', 'redis-memory', 'redis-trips', 'stampede', 'idle-memory', 'live-channels', 'webhooks', 'store-sizes'] as const
+export const SCENARIOS = ['session', 'register', 'relay', 'tracing', 'nodes', 'cpu', 'redis-memory', 'redis-trips', 'stampede', 'idle-memory', 'live-channels', 'webhooks', 'store-sizes'] as const
 export type ScenarioName = typeof SCENARIOS[number]
 
 export interface Plan {
@@ -14,6 +14,8 @@ export interface Plan {
   partial: boolean
   /** Write CPU profiles of media-bff's measured windows to bench/profiles/. */
   profile: boolean
+  /** --compare-node <path>: the Node the nodes scenario compares with (default: the machine's own). */
+  compareNode: string | undefined
   register: { connections: number[], seconds: number, rounds: number }
   session: { connections: number, seconds: number, rounds: number }
   stampede: number[]
@@ -65,12 +67,15 @@ export function planFrom (argv: string[]): Plan {
   const named = onlyFrom(argv)
   const only = new Set<ScenarioName>(named.length === 0 ? SCENARIOS : named)
   const partial = only.size < SCENARIOS.length
+  const at = argv.indexOf('--compare-node')
+  const compareNode = at < 0 ? undefined : argv[at + 1]
   if (quick) {
     return {
       quick,
       only,
       partial,
       profile,
+      compareNode,
       register: { connections: [1, 10, 100], seconds: 1.5, rounds: 1 },
       session: { connections: 10, seconds: 1.5, rounds: 1 },
       stampede: [100],
@@ -90,6 +95,7 @@ export function planFrom (argv: string[]): Plan {
     only,
     partial,
     profile,
+    compareNode,
     // Short runs, more rounds: the emulator's cost per registration grows with the registrations
     // it holds (see analysis.md), so no run lets it hold more than a couple of thousand.
     register: { connections: [1, 10, 100], seconds: 2, rounds: 3 },

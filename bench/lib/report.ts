@@ -5,6 +5,7 @@ import type { Plan } from './plan.js'
 import type { RegisterRow } from '../scenarios/register.js'
 import type { RelayResult } from '../scenarios/relay.js'
 import type { TracingResult } from '../scenarios/tracing.js'
+import type { NodeVersionsResult } from '../scenarios/node-versions.js'
 import { CONNECTIONS as TRIP_CONNECTIONS, type RedisTripsRow } from '../scenarios/redis-trips.js'
 import type { SessionRow } from '../scenarios/session.js'
 import type { StampedeResult } from '../scenarios/stampede.js'
@@ -26,6 +27,7 @@ export interface Results {
   register?: RegisterRow[]
   relay?: RelayResult
   tracing?: TracingResult
+  nodes?: NodeVersionsResult
   redisTrips?: RedisTripsRow[]
   sessions: SessionRow[]
   stampedes: StampedeResult[]
@@ -147,6 +149,22 @@ export function renderResults (r: Results, analysis: string | undefined): string
     out.push(`Median of ${r.plan.tracing.rounds} round(s) of ${r.plan.tracing.seconds} s each at ${tracing.connections} connections, the four in turn; registrations as in the register scenario (each run from an emptied emulator, the first of a round setting the count), the relayed listing of the relay scenario. ` +
       'Three media-bff instances in front of one emulator, alike but for the OTEL_* variables: off (no endpoint: no SDK loaded), on with OTEL_TRACES_SAMPLER=always_on, on with traceidratio 0.1. ' +
       `The traced ones export OTLP/HTTP protobuf with the SDK's default batching to a sink that discards (\`bench/lib/otlp-sink-child.ts\`; ${tracing.exports} exports received). Logging is off in every benchmark instance, so the trace ids in log lines are not in these figures.`, '')
+  }
+  const nodes = r.nodes
+  if (nodes !== undefined) {
+    out.push('## The same media-bff on two Nodes, each beside its bare references on the same Node', '')
+    if (nodes.alone !== undefined) out.push(`Not measured: ${nodes.alone}.`, '')
+    else {
+      const cell = (result: LoadResult | undefined, reference: LoadResult | undefined): string => result === undefined || reference === undefined ? 'n/a' : `${ratio(result.rps / reference.rps)} (${rps(result.rps)}, ${us(result.cpuUs[0])}/req)`
+      const of = (tracingResult: TracingResult, variant: string): { register: LoadResult, relay: LoadResult } | undefined => tracingResult.rows.find((row) => row.variant === variant)
+      out.push(table(['Node', 'register: off / hop', 'register: on (every trace) / hop', 'relay: off / hop', 'relay: on (every trace) / hop', 'tracing CPU/req over off: register, relay', 'GET /auth/session / bare route'],
+        nodes.rows.map((row) => {
+          const [hop, off, on] = [of(row.tracing, 'bare hop'), of(row.tracing, 'off'), of(row.tracing, 'on, every trace')]
+          const cpuOver = on === undefined || off === undefined ? 'n/a' : `${ratio(cpuRatio(on.register, off.register))}x, ${ratio(cpuRatio(on.relay, off.relay))}x`
+          return [row.node, cell(off?.register, hop?.register), cell(on?.register, hop?.register), cell(off?.relay, hop?.relay), cell(on?.relay, hop?.relay), cpuOver, cell(row.session.bff, row.session.bare)]
+        })), '')
+      out.push(`Each cell: the ratio of requests per second to the reference on the same Node (the bare Fastify+undici hop for register and the relay, a bare route for the session), then media-bff's requests per second and CPU per request. Both Nodes run the same build, the tracing scenario's runs and the session scenario's, one Node after the other in one run; the emulator, the load generator and the OTLP sink stay on ${process.version}.`, '')
+    }
   }
   const relay = r.relay
   if (relay !== undefined) {

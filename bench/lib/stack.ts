@@ -46,8 +46,8 @@ export interface ServerProcess {
   url: string
 }
 
-/** Node flags for servers under test; --profile adds the CPU profiler. */
-export interface ServerFlags { nodeFlags?: string[] }
+/** Node flags for servers under test (--profile adds the CPU profiler), and the Node they run on. */
+export interface ServerFlags { nodeFlags?: string[], execPath?: string }
 
 export async function startEmulatorProcess (options: EmulatorOptions, flags: ServerFlags = {}): Promise<EmulatorProcess> {
   const child = startChild('./emulator-child.ts', flags.nodeFlags)
@@ -101,13 +101,13 @@ export function bffEnv (emulator: EmulatorInfo, publicUrl: string, extra: Record
 }
 
 export async function startBffProcess (env: Record<string, string>, port?: number, flags: ServerFlags = {}): Promise<ServerProcess> {
-  const child = startChild('./bff-child.ts', flags.nodeFlags)
+  const child = startChild('./bff-child.ts', flags.nodeFlags, flags.execPath)
   const { url } = await child.call<{ url: string }>('start', { mode: 'bff', env, port: port ?? await freePort() })
   return { child, url }
 }
 
 export async function startBareProcess (body: unknown, live: { eventHead: Record<string, string>, firstEvent: string } | undefined = undefined, flags: ServerFlags = {}): Promise<ServerProcess> {
-  const child = startChild('./bff-child.ts', flags.nodeFlags)
+  const child = startChild('./bff-child.ts', flags.nodeFlags, flags.execPath)
   const { url } = await child.call<{ url: string }>('start', { mode: 'bare', body, ...live, port: await freePort() })
   return { child, url }
 }
@@ -125,8 +125,8 @@ export interface BareHopProcess extends ServerProcess {
 }
 
 /** The bare Fastify+undici hop (bare-hop-child.ts) to the emulator's API, sending `token`. */
-export async function startBareHop (emulator: EmulatorInfo, token: string): Promise<BareHopProcess> {
-  const child = startChild('./bare-hop-child.ts')
+export async function startBareHop (emulator: EmulatorInfo, token: string, flags: ServerFlags = {}): Promise<BareHopProcess> {
+  const child = startChild('./bare-hop-child.ts', flags.nodeFlags, flags.execPath)
   const { url } = await child.call<{ url: string }>('start', { apiUrl: `${emulator.baseUrl}/api`, token, port: await freePort() })
   return { child, url, setToken: async (next) => { await child.call('token', { token: next }) } }
 }

@@ -24,17 +24,17 @@ export const directRegister = (baseUrl: string, accessToken: string): LoadOption
 export const sessionState = (url: string, cookie?: string): LoadOptions => ({
   url: `${url}/auth/session`,
   method: 'GET',
-  headers: cookie === undefined ? {} : { cookie }
+  headers: { 'x-csrf': '1', ...(cookie === undefined ? {} : { cookie }) }
 })
 
 /**
- * The relayed call as the website's front-end makes it: its session cookie, nothing else. The
- * bare hop gets the same request and ignores the cookie (it holds its own token).
+ * The relayed call as the website's front-end makes it: its session cookie and X-CSRF. The bare
+ * hop gets the same request and ignores both (it holds its own token).
  */
 export const bffFolderContents = (bffUrl: string, cookie: string): LoadOptions => ({
   url: `${bffUrl}/api/folders/0/contents`,
   method: 'GET',
-  headers: { cookie, accept: 'application/json' }
+  headers: { cookie, 'x-csrf': '1', accept: 'application/json' }
 })
 
 /** The same listing straight from the emulator with a Bearer access token. */

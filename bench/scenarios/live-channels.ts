@@ -118,7 +118,7 @@ export async function liveChannelsScenario (stack: BffStack, channels: number, h
 
 /** What a tab sends to open its channel. */
 function channelRequest (browser: Browser): Record<string, string> {
-  return { cookie: browser.cookieHeader() ?? '', accept: 'text/event-stream' }
+  return { cookie: browser.cookieHeader() ?? '', 'x-csrf': '1', accept: 'text/event-stream' }
 }
 
 /** The answer's head as it came (undici lower-cases the names), without what Node adds itself. */

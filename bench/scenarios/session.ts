@@ -3,7 +3,7 @@
 // costs on the most frequent call. Runs alternate bare/media-bff/media-bff/bare so drift in the
 // machine's load hits both sides alike.
 import { request } from 'undici'
-import type { BffStack } from '../lib/stack.js'
+import type { BffStack, ServerFlags } from '../lib/stack.js'
 import { startBareProcess } from '../lib/stack.js'
 import { runLoad, runLoadWatching, type LoadResult } from '../lib/load.js'
 import { signedInCookie } from '../lib/sign-in.js'
@@ -19,13 +19,13 @@ export interface SessionRow {
   bff: LoadResult
 }
 
-export async function sessionScenario (stack: BffStack, store: string, plan: Plan): Promise<SessionRow> {
+export async function sessionScenario (stack: BffStack, store: string, plan: Plan, flags: ServerFlags = {}): Promise<SessionRow> {
   const { connections, seconds, rounds } = plan.session
   const cookie = await signedInCookie(stack.bff.url)
-  const answer = await request(`${stack.bff.url}/auth/session`, { headers: { cookie } })
+  const answer = await request(`${stack.bff.url}/auth/session`, { headers: { cookie, 'x-csrf': '1' } })
   const body = await answer.body.json() as { authenticated?: boolean }
   if (body.authenticated !== true) throw new Error('the benchmark session is not signed in')
-  const bare = await startBareProcess(body)
+  const bare = await startBareProcess(body, undefined, flags)
   try {
     const bareTarget = { ...sessionState(bare.url, cookie), connections }
     const bffTarget = { ...sessionState(stack.bff.url, cookie), connections }

@@ -9,7 +9,7 @@
 // with one fresh grant, the first of a round runs for its time and the others send as many
 // requests as it managed. The relayed GET changes nothing, so those runs last the same time.
 // The order of the four turns round by round.
-import type { BffStack, ServerProcess } from '../lib/stack.js'
+import type { BffStack, ServerFlags, ServerProcess } from '../lib/stack.js'
 import { startBareHop, startOtlpSink } from '../lib/stack.js'
 import { runLoad, runLoadWatching, type LoadOptions, type LoadResult } from '../lib/load.js'
 import { signedInCookie } from '../lib/sign-in.js'
@@ -35,7 +35,7 @@ export interface TracingResult {
   exports: number
 }
 
-export async function tracingScenario (stack: BffStack, plan: Plan): Promise<TracingResult> {
+export async function tracingScenario (stack: BffStack, plan: Plan, flags: ServerFlags = {}): Promise<TracingResult> {
   const { connections, seconds, rounds } = plan.tracing
   const sink = await startOtlpSink()
   const traced = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' }
@@ -46,7 +46,7 @@ export async function tracingScenario (stack: BffStack, plan: Plan): Promise<Tra
   }
   await stack.restartEmulator()
   await signedInCookie(stack.bff.url)
-  const hop = await startBareHop(stack.emulator, await aliceAccessToken(stack.emulator))
+  const hop = await startBareHop(stack.emulator, await aliceAccessToken(stack.emulator), flags)
   try {
     const results = new Map<TracingVariant, { register: LoadResult[], relay: LoadResult[] }>(TRACING_VARIANTS.map((variant) => [variant, { register: [], relay: [] }]))
     /** The server a variant's requests go to, and its session cookie (the hop ignores it). */

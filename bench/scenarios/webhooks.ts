@@ -50,7 +50,7 @@ interface Page { events: Array<{ title: string, at: number }>, close: () => void
 async function openPage (url: string, cookie: string, agent: Agent): Promise<Page> {
   const events: Page['events'] = []
   const controller = new AbortController()
-  const response = await request(`${url}/events`, { dispatcher: agent, signal: controller.signal, headers: { cookie, accept: 'text/event-stream' } })
+  const response = await request(`${url}/events`, { dispatcher: agent, signal: controller.signal, headers: { cookie, 'x-csrf': '1', accept: 'text/event-stream' } })
   if (response.statusCode !== 200) throw new Error(`GET /events answered ${response.statusCode}`)
   response.body.on('data', (chunk: Buffer) => {
     for (const match of chunk.toString('utf8').matchAll(/event: file\ndata: (.*)\n/g)) events.push({ title: String(JSON.parse(match[1] ?? '{}').title), at: performance.now() })

@@ -121,7 +121,8 @@ function redisFamilies (url: string, { keyPrefix, tlsCa, commandTimeoutMs, logge
     webhooks: store.heldBackAbove(CEILINGS.webhooks, 'webhooks'),
     redis: store.redisClient,
     // A fresh reading for each: sign-ins are few, and one a second late could let a burst past.
-    roomForSignIn: async () => ((await watch.fullnessNow()) ?? 0) < CEILINGS.signIns,
+    // Starting a sign-in needs no store: with Redis away, its callback is what meets the outage.
+    roomForSignIn: async () => ((await watch.fullnessNow().catch(() => undefined)) ?? 0) < CEILINGS.signIns,
     sizes: () => ({}),
     fullness: watch.fullness,
     ping: store.ping,

@@ -52,7 +52,7 @@ t.test('the per-address limit is kept in each instance: nothing an anonymous cli
   t.same(await admin.keys(`${env.REDIS_KEY_PREFIX}*`), [], 'Redis holds nothing: no transaction, no counter')
 })
 
-t.test('Redis at maxmemory: sign-ins still start, signed-in sessions keep working', async (t) => {
+t.test('Redis at maxmemory: new sign-ins are refused, signed-in sessions keep working', async (t) => {
   const stack = await startStack({ env: redisEnv() })
   t.teardown(stack.close)
   const signedIn = stack.bff.browser()
@@ -61,7 +61,8 @@ t.test('Redis at maxmemory: sign-ins still start, signed-in sessions keep workin
   // Any write that needs memory is now refused with "OOM command not allowed".
   await admin.config('SET', 'maxmemory', '1')
   t.teardown(async () => { await admin.config('SET', 'maxmemory', '0') })
-  t.equal((await stack.bff.browser().get('/auth/login')).status, 302, 'starting a sign-in writes nothing')
+  const refused = await stack.bff.browser().navigate('/auth/login')
+  t.match({ status: refused.status, error: refused.json().error }, { status: 503, error: 'unavailable' }, 'above the sign-in tier a new sign-in is refused at once (src/store/redis-memory.ts), read at that very sign-in')
   const session = await signedIn.get('/auth/session')
   t.equal(session.status, 200)
   t.equal(session.json().authenticated, true, 'the signed-in session is read as before')

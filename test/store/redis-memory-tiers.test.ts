@@ -54,7 +54,10 @@ t.test('a family held back at its ceiling refuses what takes room, checked by th
     ['compareAndSet', async () => { await webhooks.compareAndSet('a', '1', '2', 60_000) }],
     ['compareAndSet of an absent key', async () => { await webhooks.compareAndSet('c', undefined, '2', 60_000) }],
     ['mapSet', async () => { await webhooks.mapSet('m', 'g', 'w', 60_000) }]
-  ] as const) await t.rejects(write(), StoreFullError, `${name} refused at ${(await fullness()).toFixed(3)}`)
+  ] as const) {
+    const at = (await fullness()).toFixed(3)
+    await t.rejects(write, StoreFullError, `${name} refused at ${at}`)
+  }
   t.equal(await webhooks.compareAndSet('a', 'other', '2', 60_000), false, 'a compare that fails is not a write: it answers as ever')
   t.equal(await webhooks.get('a'), '1', 'reads go through')
   await webhooks.delete('a')
@@ -80,8 +83,8 @@ t.test('a burst of webhooks stops at their ceiling: registrations, finishes and 
   await fillTo(CEILINGS.webhooks - 0.05)
   let highest = 0
   const answers = new Map<number, number>()
-  let sampling = true
-  const sampler = (async () => { while (sampling) { highest = Math.max(highest, await fullness()); await sleep(5) } })()
+  const sampling = new AbortController()
+  const sampler = (async () => { while (!sampling.signal.aborted) { highest = Math.max(highest, await fullness()); await sleep(5) } })()
   await Promise.all(Array.from({ length: 40 }, async () => {
     for (let sent = 0; sent < 2_000; sent++) {
       const answer = await request(`${stack.bff.url}/webhooks/media`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: signedWebhook(WEBHOOK_KEY) })
@@ -90,7 +93,7 @@ t.test('a burst of webhooks stops at their ceiling: registrations, finishes and 
       if (answer.statusCode === 503) return
     }
   }))
-  sampling = false
+  sampling.abort()
   await sampler
   highest = Math.max(highest, await fullness())
   t.comment(`burst: ${JSON.stringify(Object.fromEntries(answers))}; Redis at most ${highest.toFixed(3)} full`)
