@@ -163,7 +163,7 @@ export function renderResults (r: Results, analysis: string | undefined): string
           const cpuOver = on === undefined || off === undefined ? 'n/a' : `${ratio(cpuRatio(on.register, off.register))}x, ${ratio(cpuRatio(on.relay, off.relay))}x`
           return [row.node, cell(off?.register, hop?.register), cell(on?.register, hop?.register), cell(off?.relay, hop?.relay), cell(on?.relay, hop?.relay), cpuOver, cell(row.session.bff, row.session.bare)]
         })), '')
-      out.push(`Each cell: the ratio of requests per second to the reference on the same Node (the bare Fastify+undici hop for register and the relay, a bare route for the session), then media-bff's requests per second and CPU per request. Both Nodes run the same build, the tracing scenario's runs and the session scenario's, one Node after the other in one run; the emulator, the load generator and the OTLP sink stay on ${process.version}.`, '')
+      out.push(`Each cell: the ratio of requests per second to the reference on the same Node (the bare Fastify+undici hop for register and the relay, a bare route for the session), then media-bff's requests per second and CPU per request. Both Nodes run the same build, the tracing scenario's runs and the session scenario's, the Nodes taking turns (24, 20, 20, 24), the median of each Node's turns; the emulator, the load generator and the OTLP sink stay on ${process.version}.`, '')
     }
   }
   const relay = r.relay
