@@ -58,7 +58,12 @@ function buildClient (spec: RedisConnectionSpec, { connectTimeoutMs, commandTime
   const perConnection: RedisOptions = {
     ...(tls === undefined ? {} : { tls }),
     connectTimeout: connectTimeoutMs,
-    commandTimeout: commandTimeoutMs,
+    // Only a backstop, for a connection that answers pings but never this command: a silent
+    // Redis is noticed by socketTimeout below, and the store's own deadline (redis-store.ts) is
+    // commandTimeoutMs. A timer fires before the socket is read once the process was busy past
+    // it (a long turn of the event loop), so a deadline this short would fail replies that came
+    // in time; the store's gives way to the socket first, this one cannot.
+    commandTimeout: Math.max(10 * commandTimeoutMs, 10_000),
     // A half-open connection (peer gone without a FIN) would otherwise only be noticed by TCP
     // minutes later; with no reply for this long the socket is destroyed and rebuilt.
     socketTimeout: Math.max(2 * commandTimeoutMs, 1000),

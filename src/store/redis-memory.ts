@@ -7,7 +7,8 @@
 // refuses one; and the last of it is kept for the people already signed in, whose records only
 // change in place. Each bookkeeping write checks its ceiling in the write itself, on the node the
 // key lives on (src/store/redis-scripts.ts). New sign-ins are judged by a reading of the fullest
-// master taken for each one (a key's node is not known before it is written).
+// master at most a tenth of a second old (a key's node is not known before it is written): a
+// flood of callbacks shares readings instead of sending Redis one INFO each.
 
 import type { Cluster, Redis } from 'ioredis'
 
@@ -22,12 +23,14 @@ export const CEILINGS = {
 export interface RedisMemoryWatch {
   /**
    * The used share of maxmemory on the fullest master (0..1 and beyond), from a reading at most
-   * `everyMs` old; undefined when no master sets maxmemory, or before any reading succeeded.
+   * `maxAgeMs` old (default `everyMs`), shared with every caller meanwhile; undefined when no
+   * master sets maxmemory, or before any reading succeeded.
    */
-  fullness: () => Promise<number | undefined>
-  /** The same, read now (one INFO per master), for a decision that must not be a second late. */
-  fullnessNow: () => Promise<number | undefined>
+  fullness: (maxAgeMs?: number) => Promise<number | undefined>
 }
+
+/** How old a reading a new sign-in may be judged by: a burst of sign-ins adds little in this time. */
+export const SIGN_IN_READING_MS = 100
 
 export interface RedisMemoryWatchOptions {
   /** How old a reading may be before the next call takes a new one. */
@@ -39,7 +42,7 @@ export function createRedisMemoryWatch (client: Redis | Cluster, { everyMs = 100
   let reading: { fullness: number | undefined, at: number } | undefined
   let inFlight: Promise<void> | undefined
 
-  const readNow = async (): Promise<number | undefined> => {
+  const read = async (): Promise<void> => {
     const masters = client.isCluster ? (client as Cluster).nodes('master') : [client as Redis]
     const infos = await Promise.all(masters.map(async (node) => await node.info('memory')))
     let fullest: number | undefined
@@ -48,9 +51,7 @@ export function createRedisMemoryWatch (client: Redis | Cluster, { everyMs = 100
       if (share !== undefined) fullest = Math.max(fullest ?? 0, share)
     }
     reading = { fullness: fullest, at: now() }
-    return fullest
   }
-  const read = async (): Promise<void> => { await readNow() }
   const refresh = (): Promise<void> => {
     inFlight ??= read().catch(() => {
       // Unreachable: the write that asked will meet the same outage and report it itself.
@@ -59,12 +60,11 @@ export function createRedisMemoryWatch (client: Redis | Cluster, { everyMs = 100
   }
 
   return {
-    async fullness () {
-      // One INFO round trip per second at most, shared by every caller meanwhile.
-      if (reading === undefined || now() - reading.at >= everyMs) await refresh()
+    async fullness (maxAgeMs = everyMs) {
+      // One INFO round trip per maxAgeMs at most, shared by every caller meanwhile.
+      if (reading === undefined || now() - reading.at >= maxAgeMs) await refresh()
       return reading?.fullness
-    },
-    fullnessNow: readNow
+    }
   }
 }
 

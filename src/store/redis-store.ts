@@ -65,12 +65,21 @@ export function createRedisStore ({
     })
   })
 
-  /** Runs one Redis call within commandTimeoutMs; any failure becomes StoreUnavailableError. */
+  /**
+   * Runs one Redis call within commandTimeoutMs; any failure becomes StoreUnavailableError. When
+   * this process was busy past the deadline (a long turn of its event loop, a GC pause), the
+   * reply may already be waiting on the socket: Node runs expired timers before it reads sockets,
+   * so the deadline gives way to a reading of them (setImmediate comes after) and only then fails
+   * the call. Redis's answer in time is never taken for silence because media-bff was slow.
+   */
   const run = async <T>(operation: string, send: () => Promise<T>): Promise<T> => {
     if (closed) throw new StoreUnavailableError('redis store is closed')
     let timer: ReturnType<typeof setTimeout> | undefined
+    let late: ReturnType<typeof setImmediate> | undefined
     const deadline = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new StoreUnavailableError(`redis ${operation} timed out after ${commandTimeoutMs} ms`)), commandTimeoutMs)
+      timer = setTimeout(() => {
+        late = setImmediate(() => { reject(new StoreUnavailableError(`redis ${operation} timed out after ${commandTimeoutMs} ms`)) })
+      }, commandTimeoutMs)
     })
     try {
       if (firstReady !== undefined) await Promise.race([firstReady, deadline])
@@ -82,6 +91,7 @@ export function createRedisStore ({
       throw asUnavailable(operation, error)
     } finally {
       clearTimeout(timer)
+      clearImmediate(late)
     }
   }
 

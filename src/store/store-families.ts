@@ -1,9 +1,10 @@
-// Every store of media-bff, by what it holds and what it may never do to the rest (README.md,
-// "Sizing the stores"). People's records (sessions, grants, each person's index of sessions) and
-// the refresh locks of their grants are never pushed out to make room for anything: when their
-// bound is reached a *new* sign-in is refused (roomForSignIn), never an existing person dropped.
-// Bookkeeping (used sign-in states, upload registrations, remembered finishes, webhook ids and
-// tokens) lives in bounded stores of its own, so a flood of it can only push out its own kind.
+// Every store of media-bff, by what it holds and what it may never do to the rest
+// (docs/guide/operate.md, "Sizing the stores"). People's records (sessions, grants, each person's
+// index of sessions) and the refresh locks of their grants are never pushed out to make room for
+// anything: when their bound is reached a *new* sign-in is refused (roomForSignIn), never an
+// existing person dropped. Bookkeeping (used sign-in states, upload registrations, remembered
+// finishes, webhook ids and tokens) lives in bounded stores of its own, so a flood of it can only
+// push out its own kind.
 //
 // In memory each family is a store of its own, sized from MEMORY_MAX_SESSIONS. On Redis they
 // share the server, and room is shared out by how full it is (redis-memory.ts): webhooks stop
@@ -14,7 +15,7 @@ import type { KeyValueStore } from './key-value-store.js'
 import { createMemoryStore, type MemoryStore } from './memory-store.js'
 import { createRedisStore } from './redis-store.js'
 import type { StoreLogger } from './redis-client.js'
-import { CEILINGS, createRedisMemoryWatch } from './redis-memory.js'
+import { CEILINGS, createRedisMemoryWatch, SIGN_IN_READING_MS } from './redis-memory.js'
 
 export const FAMILIES = ['people', 'locks', 'sign_ins', 'uploads', 'finishes', 'webhooks'] as const
 export type Family = typeof FAMILIES[number]
@@ -44,7 +45,10 @@ export interface StoreFamilies {
   close: () => Promise<void>
 }
 
-/** The bound of each in-memory family, from MEMORY_MAX_SESSIONS (README.md, "Sizing the stores"). */
+/**
+ * The bound of each in-memory family, from MEMORY_MAX_SESSIONS (docs/guide/operate.md, "Sizing the
+ * stores").
+ */
 export function memoryBounds (maxSessions: number): Record<Family, number> & { admitPeopleBelow: number } {
   return {
     // A session, its grant and its person's index: up to three entries per sign-in. The last
@@ -122,7 +126,7 @@ function redisFamilies (url: string, { keyPrefix, tlsCa, commandTimeoutMs, logge
     redis: store.redisClient,
     // A fresh reading for each: sign-ins are few, and one a second late could let a burst past.
     // Starting a sign-in needs no store: with Redis away, its callback is what meets the outage.
-    roomForSignIn: async () => ((await watch.fullnessNow().catch(() => undefined)) ?? 0) < CEILINGS.signIns,
+    roomForSignIn: async () => ((await watch.fullness(SIGN_IN_READING_MS)) ?? 0) < CEILINGS.signIns,
     sizes: () => ({}),
     fullness: watch.fullness,
     ping: store.ping,

@@ -157,6 +157,23 @@ t.test('Redis that stops answering: fails within commandTimeoutMs, recovers afte
   t.equal(await store.get('k'), 'v')
 })
 
+t.test('a reply that came in time is taken, however long this process was busy meanwhile', async (t) => {
+  const commandTimeoutMs = 50
+  const store = createRedisStore({ url: redis.url, keyPrefix: 'stalled:', commandTimeoutMs })
+  t.teardown(() => store.close())
+  await store.set('k', 'v', 60_000)
+  for (let round = 0; round < 20; round++) {
+    const read = store.get('k')
+    // Sent (the client writes on a later turn); then the event loop held for four deadlines:
+    // Redis answers within a millisecond, the reply waits on the socket, and the deadline's timer
+    // is due before it is read.
+    await new Promise((resolve) => setImmediate(resolve))
+    const until = performance.now() + 4 * commandTimeoutMs
+    while (performance.now() < until) { /* busy, as under a long GC pause or a saturated loop */ }
+    t.equal(await read, 'v', `round ${round + 1}: the reply, not a timeout`)
+  }
+})
+
 t.test('Redis not there yet at start-up: operations fail within the deadline, then work once it is', async (t) => {
   const late = await startRedis()
   t.teardown(() => late.destroy())
