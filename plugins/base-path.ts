@@ -1,4 +1,4 @@
-// Every route answers under BASE_PATH (src/config-mount.ts). Routes are written from media-bff's
+// Every route answers under BASE_PATH (src/config/mount.ts). Routes are written from media-bff's
 // root, and each one's URL is prefixed here as it is registered, so no route can forget it and a
 // request outside the base path finds nothing (the contract's 404). request.routeOptions.url keeps
 // the template as written (Fastify reads it before onRoute hooks run): metric labels stay the same

@@ -1,7 +1,7 @@
 // The configuration, and the clock: what session lifetimes, store TTLs and live channels measure
 // time by (Date.now, unless a test gives one it can move on).
 import fp from 'fastify-plugin'
-import type { Config } from '../src/config.js'
+import type { Config } from '../src/config/config.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

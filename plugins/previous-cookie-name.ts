@@ -14,7 +14,7 @@
 // From the time given on, the old name means nothing again, without a restart.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { UnsignResult } from '@fastify/cookie'
-import type { RollingUpgrade } from '../src/config-rolling-upgrade.js'
+import type { RollingUpgrade } from '../src/config/rolling-upgrade.js'
 import { formatOf } from '../src/store/record-format.js'
 
 /** Requests whose session came under the previous name: answered with today's too. */

@@ -9,7 +9,7 @@
 // and test/security-headers.test.ts pins each of them.
 import fp from 'fastify-plugin'
 import type { OutgoingHttpHeaders } from 'node:http'
-import type { Config } from '../src/config.js'
+import type { Config } from '../src/config/config.js'
 
 export default fp(async (app) => {
   const headers = securityHeaders(app.config)

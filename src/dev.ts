@@ -7,10 +7,11 @@ import type { AddressInfo } from 'node:net'
 import closeWithGrace from 'close-with-grace'
 import { readEmulatorEnv } from './emulator/env-options.js'
 import { startEmulator } from './emulator/index.js'
-import { ConfigError, loadConfig } from './config.js'
-import { EnvReader } from './env-reader.js'
+import { ConfigError, loadConfig } from './config/config.js'
+import { KNOWN_NAMES } from './config/variables.js'
+import { EnvReader } from './config/env-reader.js'
 import { buildApp } from './app.js'
-import { withEnvFile, withoutBlanks } from './env-file.js'
+import { withEnvFile, withoutBlanks } from './config/env-file.js'
 import { requireSupportedNode } from './node-version.js'
 
 requireSupportedNode()
@@ -27,17 +28,21 @@ const publicUrl = read.url('PUBLIC_URL', read.raw('PUBLIC_URL')) ?? `http://loca
 // Checked with everything else by loadConfig below; the emulator needs the callback's place first.
 const basePath = (read.raw('BASE_PATH') ?? '').replace(/\/+$/, '')
 const emulatorOptions = readEmulatorEnv(read)
+// The pages of ALLOWED_ORIGINS (a front-end's dev server on its own port, say) upload straight
+// to the emulator as PUBLIC_URL's do; a bad entry is left to loadConfig to name.
+const allowedOrigins = read.list('ALLOWED_ORIGINS').flatMap((origin) => URL.canParse(origin) ? [new URL(origin).origin] : [])
 if (read.problems.length > 0) {
   process.stderr.write(`${new ConfigError(read.problems).message}\n`)
   process.exit(78)
 }
 
 // The emulator's defaults (127.0.0.1, ports 4000 and 4001) unless EMULATOR_* says otherwise;
-// the redirect URI and the upload CORS origin follow PUBLIC_URL unless set explicitly.
+// the redirect URI and the upload CORS origins follow PUBLIC_URL and ALLOWED_ORIGINS unless set
+// explicitly.
 const emulator = await startEmulator({
   ...emulatorOptions,
   redirectUri: emulatorOptions.redirectUri ?? `${publicUrl}${basePath}/auth/callback`,
-  corsOrigins: emulatorOptions.corsOrigins ?? [new URL(publicUrl).origin]
+  corsOrigins: emulatorOptions.corsOrigins ?? [...new Set([new URL(publicUrl).origin, ...allowedOrigins])]
 }).catch((error: unknown) => {
   // A taken port or a bad EMULATOR_* value that only the emulator can judge (an origin, a URI).
   process.stderr.write(`${(error as Error).message}\n`)
@@ -69,6 +74,10 @@ try {
     OAUTH_CLIENT_ID: env.OAUTH_CLIENT_ID ?? emulator.clientId,
     ALLOW_INSECURE_UPSTREAM: 'on',
     DEMO_SITE: 'on'
+  }, {
+    ...(fromFile.file === undefined ? {} : { file: { path: fromFile.file, taken: fromFile.taken } }),
+    // The emulator's EMULATOR_* variables, read above, are known names here too.
+    alsoKnown: read.names
   })
 } catch (error) {
   await emulator.stop()
@@ -82,13 +91,23 @@ try {
 // The demo traces too when OTEL_EXPORTER_OTLP_ENDPOINT says where to (src/tracing/sdk.ts).
 const tracing = config.tracing.enabled ? (await import('./tracing/sdk.js')).startTracing(config, env) : undefined
 const app = await buildApp(config)
-if (fromFile.file !== undefined) process.stdout.write(`Read ${fromFile.file}: ${fromFile.taken.join(', ') || 'nothing the environment left unset'}\n`)
+const taken = fromFile.taken.filter((name) => KNOWN_NAMES.has(name) || read.names.has(name))
+if (fromFile.file !== undefined) process.stdout.write(`Read ${fromFile.file}: ${taken.join(', ') || 'nothing the environment left unset'}\n`)
 closeWithGrace({ delay: 5000 }, async () => {
   await app.close()
   await emulator.stop()
   await tracing?.shutdown()
 })
-await app.listen({ host: config.host, port: config.port })
+try {
+  await app.listen({ host: config.host, port: config.port })
+} catch (error) {
+  await emulator.stop()
+  // EADDRINUSE is not a bug of ours: say which port and what moves it, and leave non-zero.
+  const code = (error as NodeJS.ErrnoException).code
+  const why = code === 'EADDRINUSE' ? `port ${config.port} is taken (another \`npm start\`?); PORT moves it, e.g. PORT=3100 npm start` : (error as Error).message
+  process.stderr.write(`media-bff could not listen on ${config.host}:${config.port}: ${why}\n`)
+  process.exit(code === 'EADDRINUSE' ? 78 : 1)
+}
 if (webhookKey !== undefined) {
   // Server to server, so straight to the port media-bff listens on, whatever PUBLIC_URL says.
   const { port: listening } = app.server.address() as AddressInfo

@@ -3,7 +3,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyServerOptions } from 'fastify'
-import type { Config } from './config.js'
+import type { Config } from './config/config.js'
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js'
 import { traceLogFields } from './tracing/log-fields.js'
 import { standardOutputLogs } from './log-destination.js'

@@ -2,7 +2,9 @@
 // .env.example copied to .env in the working directory, and with BASE_PATH set as well. Each
 // serves the demo where it says, and a sign-in goes out with the callback under the same path.
 import { spawn } from 'node:child_process'
-import { copyFile, mkdtemp, rm } from 'node:fs/promises'
+import { appendFile, copyFile, mkdtemp, rm } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { once } from 'node:events'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -13,10 +15,12 @@ import { stopChild, waitForOutput } from './helpers/child-process.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 
-async function npmStart (t: Test, env: Record<string, string> = {}): Promise<{ url: string, printed: string }> {
+/** dist/src/dev.js in a scratch directory holding .env.example as .env (plus `extraLines`). */
+async function spawnStart (t: Test, env: Record<string, string>, extraLines = ''): Promise<{ child: ReturnType<typeof spawn>, port: number }> {
   const dir = await mkdtemp(join(tmpdir(), 'media-bff-start-'))
   t.teardown(async () => { await rm(dir, { recursive: true, force: true }) })
   await copyFile(join(root, '.env.example'), join(dir, '.env'))
+  if (extraLines !== '') await appendFile(join(dir, '.env'), extraLines)
   const [port, apiPort, uploadPort] = await Promise.all([freePort(), freePort(), freePort()])
   const child = spawn(process.execPath, [join(root, 'dist/src/dev.js')], {
     cwd: dir,
@@ -24,8 +28,31 @@ async function npmStart (t: Test, env: Record<string, string> = {}): Promise<{ u
     stdio: ['ignore', 'pipe', 'pipe']
   })
   t.teardown(async () => { await stopChild(child, 'SIGKILL') })
+  return { child, port: Number(env.PORT ?? port) }
+}
+
+async function npmStart (t: Test, env: Record<string, string> = {}, extraLines = ''): Promise<{ url: string, printed: string }> {
+  const { child, port } = await spawnStart(t, env, extraLines)
   const printed = await waitForOutput(child, (out) => out.includes('Press Ctrl-C to stop.'), 60_000)
   return { url: `http://localhost:${port}`, printed }
+}
+
+/** What the program printed on both outputs by the time it exited, and how it exited. */
+async function exitOf (child: ReturnType<typeof spawn>): Promise<{ code: number | null, stderr: string }> {
+  let stderr = ''
+  child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8') })
+  child.stdout?.resume()
+  const [code] = await once(child, 'exit') as [number | null]
+  return { code, stderr }
+}
+
+/** A port some other program holds. */
+async function takenPort (t: Test): Promise<number> {
+  const server = createServer()
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.teardown(() => { server.close() })
+  return (server.address() as { port: number }).port
 }
 
 t.test('cp .env.example .env && npm start: the demo at the root', async (t) => {
@@ -56,4 +83,40 @@ t.test('BASE_PATH=/media-bff npm start: the same demo under the path, nothing at
   const consent = await request(String(login.headers.location))
   await consent.body.dump()
   t.equal(consent.statusCode, 200, 'the emulator knows that redirect URI: its consent page opens')
+})
+
+t.test('a taken port is said, with the variable that moves it, and the exit is not 0', async (t) => {
+  const port = await takenPort(t)
+  const mine = await exitOf((await spawnStart(t, { PORT: String(port) })).child)
+  t.equal(mine.code, 78)
+  t.match(mine.stderr, `media-bff could not listen on 127.0.0.1:${port}: port ${port} is taken`)
+  t.match(mine.stderr, /PORT moves it, e\.g\. PORT=3100 npm start/)
+
+  const emulators = await exitOf((await spawnStart(t, { EMULATOR_API_PORT: String(port) })).child)
+  t.equal(emulators.code, 78)
+  t.match(emulators.stderr, `The media emulator could not listen on 127.0.0.1:${port}: port ${port} is taken`)
+  t.match(emulators.stderr, /EMULATOR_API_PORT moves it/)
+})
+
+t.test('the pages of ALLOWED_ORIGINS may upload to npm start\'s emulator, as PUBLIC_URL\'s may', async (t) => {
+  const devServer = 'http://localhost:5173'
+  const { printed } = await npmStart(t, { ALLOWED_ORIGINS: devServer })
+  const uploadOrigin = /\(uploads: (http:\/\/[^)]+)\)/.exec(printed)?.[1]
+  t.ok(uploadOrigin, 'the upload origin is printed')
+  for (const origin of [devServer, 'http://localhost:5174']) {
+    const preflight = await request(`${uploadOrigin ?? ''}/upload/01HZY0000000000000000000AA`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'POST' }
+    })
+    await preflight.body.dump()
+    if (origin === devServer) t.equal(preflight.headers['access-control-allow-origin'], devServer, 'the dev server\'s page may upload')
+    else t.not(preflight.headers['access-control-allow-origin'], origin, 'an origin nobody named may not')
+  }
+})
+
+t.test('a misspelt name in .env is named at start with the one meant, and not listed as read', async (t) => {
+  const { printed } = await npmStart(t, {}, 'SESSION_IDLE_TIMOUT=5m\n')
+  t.match(printed, /SESSION_IDLE_TIMOUT: is not a variable media-bff reads; did you mean SESSION_IDLE_TIMEOUT\? \(set in \.env\)/)
+  const read = /Read \.env: (.*)\n/.exec(printed)?.[1] ?? ''
+  t.notMatch(read, 'SESSION_IDLE_TIMOUT', 'never among the variables taken from the file')
 })

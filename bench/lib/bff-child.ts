@@ -10,7 +10,7 @@ import { serveParent } from './child-host.js'
 import { builtModule } from './build.js'
 
 type AppModule = typeof import('../../src/app.js')
-type ConfigModule = typeof import('../../src/config.js')
+type ConfigModule = typeof import('../../src/config/config.js')
 type TracingModule = typeof import('../../src/tracing/sdk.js')
 
 let app: FastifyInstance | undefined
@@ -44,7 +44,7 @@ serveParent({
       app = bare
     } else {
       const { buildApp } = await builtModule<AppModule>('src/app.js')
-      const { loadConfig } = await builtModule<ConfigModule>('src/config.js')
+      const { loadConfig } = await builtModule<ConfigModule>('src/config/config.js')
       const env = message.env as Record<string, string>
       const config = loadConfig(env)
       // As src/server.ts starts it: only when the OTEL_* variables turn it on, before the app.

@@ -110,13 +110,18 @@ export async function startEmulator (options: EmulatorOptions = {}): Promise<Run
     context.processing.stop()
     await Promise.all([apiServer.close(), uploadServer.close(), context.webhooks.stop()])
   }
-  try {
-    await apiServer.listen({ host: settings.host, port: settings.apiPort })
-    await uploadServer.listen({ host: settings.host, port: settings.uploadPort })
-  } catch (error) {
-    await stopServers()
-    if (ownsDataDir) await rm(dataDir, { recursive: true, force: true })
-    throw new Error(`The media emulator could not listen on ${settings.host}: ${(error as Error).message}`, { cause: error })
+  // Each server on its own, so a taken port is said with the variable that moves it.
+  for (const [server, port, variable] of [[apiServer, settings.apiPort, 'EMULATOR_API_PORT'], [uploadServer, settings.uploadPort, 'EMULATOR_UPLOAD_PORT']] as const) {
+    try {
+      await server.listen({ host: settings.host, port })
+    } catch (error) {
+      await stopServers()
+      if (ownsDataDir) await rm(dataDir, { recursive: true, force: true })
+      const why = (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
+        ? `port ${port} is taken (another emulator or \`npm start\`?); ${variable} moves it, 0 picks a free one`
+        : (error as Error).message
+      throw new Error(`The media emulator could not listen on ${settings.host}:${port}: ${why}`, { cause: error })
+    }
   }
   // The answers name both origins, so nothing is served until both ports are known.
   context.apiOrigin = settings.publicApiOrigin ?? originFor(settings.host, listeningPort(apiServer))

@@ -1,7 +1,7 @@
 // What a route that declares the scopes it needs may act with (plugins/grants.ts checks them and
 // sets it on the request): the signed-in session, its grant as read, the grant's tenant, and the
 // one way to call the media service with the grant's token.
-import type { Tenant } from '../config-tenants.js'
+import type { Tenant } from '../config/tenants.js'
 import type { SignedIn } from '../sessions/signed-in.js'
 import type { Grant } from './grant-store.js'
 

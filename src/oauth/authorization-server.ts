@@ -2,7 +2,7 @@
 // publishes no metadata), one per tenant, all sharing the undici agent of the media client.
 import * as oidc from 'openid-client'
 import { fetch as undiciFetch, type Dispatcher } from 'undici'
-import type { Config, Tenant } from '../config.js'
+import type { Config, Tenant } from '../config/config.js'
 import { KNOWN_SCOPES, parseScopes } from '../scopes.js'
 import { readCappedText } from '../capped-body.js'
 import { classifyTokenError } from './token-errors.js'

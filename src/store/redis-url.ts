@@ -9,7 +9,7 @@
 //   redis+cluster://[user:password@]host:port,host:port
 //   rediss+sentinel://, rediss+cluster://              the same over TLS
 //
-// Schemes are case-insensitive (RFC 3986). This is the one parser of REDIS_URL: src/config.ts
+// Schemes are case-insensitive (RFC 3986). This is the one parser of REDIS_URL: src/config/config.ts
 // validates with it at start, so a URL that passes there is one the client can use.
 // Error messages never repeat the URL: it may carry a password. Every refusal is a
 // RedisUrlError, so callers can tell a bad URL from a bug.

@@ -1,4 +1,4 @@
-// OpenTelemetry tracing, when the configuration turns it on (src/config-tracing.ts): loaded by
+// OpenTelemetry tracing, when the configuration turns it on (src/config/tracing.ts): loaded by
 // src/server.ts and src/dev.ts with a dynamic import, so with tracing off none of this is loaded.
 // The official SDK does the work: a tracer provider with the sampler OTEL_TRACES_SAMPLER names,
 // an OTLP/HTTP exporter in the configured protocol (its endpoint, headers, timeout and compression
@@ -23,9 +23,9 @@ import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-t
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION, ATTR_URL_FULL, ATTR_URL_QUERY } from '@opentelemetry/semantic-conventions'
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici'
-import type { Config } from '../config.js'
-import type { TracingConfig } from '../config-tracing.js'
-import type { Env } from '../env-reader.js'
+import type { Config } from '../config/config.js'
+import type { TracingConfig } from '../config/tracing.js'
+import type { Env } from '../config/env-reader.js'
 import { version } from '../version.js'
 import { Redactor } from './redaction.js'
 
@@ -36,7 +36,7 @@ export interface Tracing {
 
 export function startTracing (config: Config, env: Env): Tracing {
   // The exporter and the resource detector read their variables from the process's environment;
-  // those a file of variables gave (src/env-file.ts) are put there, under what the environment
+  // those a file of variables gave (src/config/env-file.ts) are put there, under what the environment
   // itself sets.
   for (const [name, value] of Object.entries(env)) if (name.startsWith('OTEL_') && process.env[name] === undefined) process.env[name] = value
   const { protocol, sampler, batch } = config.tracing

@@ -15,7 +15,7 @@ import { startRedis } from '../helpers/redis.js'
 import { parseSetCookie, type Browser } from '../helpers/http-client.js'
 import { FIXTURE_ENV } from '../fixtures/stored-records.js'
 import { problemsOf, validEnv } from '../helpers/config-env.js'
-import { loadConfig } from '../../src/config.js'
+import { loadConfig } from '../../src/config/config.js'
 
 const OLD = '__Host-media-bff'
 const NEW = '__Host-Http-media-bff'

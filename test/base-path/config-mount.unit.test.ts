@@ -1,9 +1,9 @@
-// BASE_PATH and OAUTH_REDIRECT_URI as configuration reads them (src/config-mount.ts): the base
+// BASE_PATH and OAUTH_REDIRECT_URI as configuration reads them (src/config/mount.ts): the base
 // path's forms, a PUBLIC_URL with a path refused in favour of it, and the callback route taken
 // from the redirect URI, or refused at start when the two disagree.
 import t from 'tap'
 import fc from 'fast-check'
-import { loadConfig } from '../../src/config.js'
+import { loadConfig } from '../../src/config/config.js'
 import { problemsOf, validEnv } from '../helpers/config-env.js'
 
 const valid = { ...validEnv, PUBLIC_URL: 'https://site.example.org' }

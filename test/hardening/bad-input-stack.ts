@@ -2,7 +2,7 @@
 // (a crash fails the case that caused it and the replica is started again for the next one), two
 // signed-in users, and a ledger of every secret handed out for the log search.
 import { randomBytes } from 'node:crypto'
-import { loadConfig } from '../../src/config.js'
+import { loadConfig } from '../../src/config/config.js'
 import type { RunningEmulator } from '../../src/emulator/index.js'
 import { defaultUserInputs } from '../../src/emulator/fixture-users.js'
 import { bffEnv, startEmulatorFor, UNLIMITED_RATES } from '../helpers/bff.js'

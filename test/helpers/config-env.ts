@@ -1,6 +1,6 @@
 // For the configuration's unit tests: an environment that loads (outside production), and what
 // loadConfig refuses in one, its problems one per line of the ConfigError (none when it loads).
-import { ConfigError, loadConfig } from '../../src/config.js'
+import { ConfigError, loadConfig } from '../../src/config/config.js'
 
 export const validEnv: Readonly<Record<string, string>> = {
   PUBLIC_URL: 'https://media.example.org',

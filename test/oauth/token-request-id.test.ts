@@ -7,7 +7,7 @@ import { once } from 'node:events'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Agent } from 'undici'
-import { loadConfig } from '../../src/config.js'
+import { loadConfig } from '../../src/config/config.js'
 import { createAuthorizationServers, refreshTokens } from '../../src/oauth/authorization-server.js'
 import { TEST_SESSION_SECRET, testTokenKey } from '../helpers/bff.js'
 

@@ -1,8 +1,8 @@
-// Whether tracing is on, from the standard OpenTelemetry variables (src/config-tracing.ts): off
+// Whether tracing is on, from the standard OpenTelemetry variables (src/config/tracing.ts): off
 // unless an endpoint is named, off whenever the SDK or the exporter is switched off, and a
 // protocol or sampler media-bff would not honour is refused at start, by name.
 import t from 'tap'
-import { ConfigError, loadConfig } from '../../src/config.js'
+import { ConfigError, loadConfig } from '../../src/config/config.js'
 import { testTokenKey } from '../helpers/bff.js'
 
 const base = {

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import t from 'tap'
-import { loadConfig } from '../../src/config.js'
+import { loadConfig } from '../../src/config/config.js'
 import { optionsFromEnv } from '../../src/emulator/env-options.js'
 import { resolveOptions } from '../../src/emulator/options.js'
 import { productionNginxConf, testNginxConf } from '../helpers/nginx.js'

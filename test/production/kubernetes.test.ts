@@ -4,13 +4,14 @@
 // non-root read-only pod, selectors that find the pods, a grace period longer than media-bff's
 // own, what the live channel needs at the Ingress. Then media-bff is started with exactly the
 // environment the Deployment gives it (secret files written here, Redis a real redis-server)
-// and answers its probes; and the README's overlay and Secret command are rendered and read.
+// and answers its probes; and the overlay and Secret command of the deployment guide
+// (docs/guide/deploy.md) are rendered and read.
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import t from 'tap'
-import { FILE_VARIABLES, loadConfig, SECRET_VARIABLES, type Config } from '../../src/config.js'
+import { FILE_VARIABLES, loadConfig, SECRET_VARIABLES, type Config } from '../../src/config/config.js'
 import { SHUTDOWN_GRACE_MS } from '../../src/server-options.js'
 import { startBffProcess } from '../helpers/processes.js'
 import { startRedis } from '../helpers/redis.js'
@@ -27,7 +28,7 @@ const container = pod.spec.containers[0] as Container
 const ingress = only<IngressSpec>(manifests, 'Ingress')
 const secretVolume = pod.spec.volumes?.find((volume) => volume.secret !== undefined)
 const secretMount = container.volumeMounts?.find((mount) => mount.name === secretVolume?.name)
-const readme = await readFile(join(repoRoot, 'README.md'), 'utf8')
+const guide = await readFile(join(repoRoot, 'docs', 'guide', 'deploy.md'), 'utf8')
 
 /** Values for the Secret's keys, as an operator would make them. */
 const secretValues: Record<string, string> = {
@@ -60,7 +61,7 @@ function loadRecordingReads (source: Record<string, string>): { config: Config, 
 t.test('the base renders a workload, its network and its settings, and no secret', async (t) => {
   t.same(manifests.map((manifest) => manifest.kind).sort(), ['ConfigMap', 'Deployment', 'Ingress', 'NetworkPolicy', 'PodDisruptionBudget', 'Service'])
   t.notOk(manifests.some((manifest) => manifest.kind === 'Secret'), 'the Secret is the operator\'s to create')
-  t.equal(container.image, 'media-bff', 'the image is the placeholder the README tells how to set')
+  t.equal(container.image, 'media-bff', 'the image is the placeholder the deployment guide tells how to set')
   t.ok(deployment.spec.replicas >= 2, `${deployment.spec.replicas} replicas: one serves while another is replaced`)
   t.same(deployment.spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } }, 'a rollout never has fewer ready pods than replicas')
   t.ok(container.resources?.requests?.cpu !== undefined && container.resources.requests.memory !== undefined, 'CPU and memory requested')
@@ -190,17 +191,17 @@ t.test('media-bff started with the Deployment\'s environment passes its producti
   t.notOk(replica.logs().some((line) => Object.values(secretValues).some((value) => JSON.stringify(line).includes(value))), 'no secret in the log')
 })
 
-/** The README's fenced ```yaml blocks whose first line names a file of the overlay (`# site/...`). */
+/** The deployment guide's fenced ```yaml blocks whose first line names a file of the overlay (`# site/...`). */
 function overlayFiles (): Map<string, string> {
   const files = new Map<string, string>()
-  for (const [, block = ''] of readme.matchAll(/```yaml\n(# site\/[\s\S]*?)```/g)) {
+  for (const [, block = ''] of guide.matchAll(/```yaml\n(# site\/[\s\S]*?)```/g)) {
     const name = /^# site\/([\w.-]+)/.exec(block)?.[1] ?? ''
     files.set(name, block)
   }
   return files
 }
 
-t.test('the README\'s overlay sets the image, the namespace, the settings and the host', async (t) => {
+t.test('the deployment guide\'s overlay sets the image, the namespace, the settings and the host', async (t) => {
   const files = overlayFiles()
   t.same([...files.keys()].sort(), ['ingress-host.yaml', 'kustomization.yaml'])
   // The layout the overlay assumes: site/ beside a checkout of media-bff.
@@ -230,8 +231,8 @@ t.test('the README\'s overlay sets the image, the namespace, the settings and th
   t.same(overlayIngress.spec.tls?.flatMap((tls) => tls.hosts), ['media.example.com'])
 })
 
-t.test('the README\'s Secret command makes every key the pods mount, with values media-bff takes', async (t) => {
-  const command = /kubectl -n media create secret generic media-bff \\\n((?: +--from-literal=.*\n)+)/.exec(readme)?.[1] ?? ''
+t.test('the deployment guide\'s Secret command makes every key the pods mount, with values media-bff takes', async (t) => {
+  const command = /kubectl -n media create secret generic media-bff \\\n((?: +--from-literal=.*\n)+)/.exec(guide)?.[1] ?? ''
   // Each value as the shell makes it: quotes gone, and each `openssl rand -base64 32` replaced
   // by what it prints, 32 random bytes in base64.
   const literals = Object.fromEntries([...command.matchAll(/--from-literal=([A-Z_]+)=('[^']*'|"[^"]*"|\S+)/g)].map(([, key = '', value = '']) => [

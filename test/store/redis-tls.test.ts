@@ -7,7 +7,7 @@ import { startStack } from '../helpers/bff.js'
 import { startRedis } from '../helpers/redis.js'
 import { makeSelfSignedCert } from '../helpers/tls.js'
 import { signIn } from '../helpers/sign-in.js'
-import { loadConfig } from '../../src/config.js'
+import { loadConfig } from '../../src/config/config.js'
 
 // A certificate that is its own CA: nothing the system trusts.
 const cert = await makeSelfSignedCert('localhost')

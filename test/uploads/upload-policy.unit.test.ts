@@ -3,7 +3,7 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { checkUploadUrl, refuseUploadUrl, registrationFields, type UploadOptions } from '../../src/uploads/upload-policy.js'
-import type { Config } from '../../src/config.js'
+import type { Config } from '../../src/config/config.js'
 import { UpstreamError } from '../../src/media/upstream-error.js'
 
 type Policy = Config['upload']

@@ -1,7 +1,7 @@
 import t from 'tap'
-import { loadConfig } from '../src/config.js'
-import { parseRedisUrl } from '../src/store/redis-url.js'
-import { problemsOf, validEnv as valid } from './helpers/config-env.js'
+import { loadConfig } from '../../src/config/config.js'
+import { parseRedisUrl } from '../../src/store/redis-url.js'
+import { problemsOf, validEnv as valid } from '../helpers/config-env.js'
 
 t.test('a valid configuration loads with the documented defaults', async (t) => {
   const config = loadConfig(valid)
@@ -141,7 +141,7 @@ t.test('every problem is reported at once, and no secret is echoed', async (t) =
   t.notOk(problems.join('\n').includes('short-secret-value'), 'the secret is not echoed')
 })
 
-t.test('REDIS_URL is checked by the store\'s own parser: every form the README offers loads', async (t) => {
+t.test('REDIS_URL is checked by the store\'s own parser: every form docs/guide/deploy.md offers loads', async (t) => {
   for (const url of ['redis://redis:6379', 'rediss://:pw@cache.example:6380/2', 'redis+sentinel://s1:26379,s2:26379/mymaster', 'rediss+sentinel://s1:26379,s2:26379/mymaster', 'redis+cluster://n1:6379,n2:6379', 'rediss+cluster://n1:6379,n2:6379']) {
     t.equal(loadConfig({ ...valid, REDIS_URL: url }).redisUrl, url, url)
   }

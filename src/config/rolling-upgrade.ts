@@ -1,9 +1,9 @@
-// ROLLING_UPGRADE_FROM_0_1 (README.md, "Rolling upgrades"): while replicas of 0.1.0 are replaced
-// one at a time, the session cookie's 0.1.0 name (__Host-<name>) is read beside today's, for the
-// sessions 0.1.0 made (plugins/previous-cookie-name.ts). A page's script can set that name, so
-// the mode is given the time it ends by, never merely switched on, and it is said at start while
+// ROLLING_UPGRADE_FROM_0_1 (docs/guide/upgrade.md, "Rolling upgrades"): while replicas of 0.1.0 are
+// replaced one at a time, the session cookie's 0.1.0 name (__Host-<name>) is read beside today's,
+// for the sessions 0.1.0 made (plugins/previous-cookie-name.ts). A page's script can set that name,
+// so the mode is given the time it ends by, never merely switched on, and it is said at start while
 // it runs.
-import type { EnvReader } from './env-reader.js'
+import type { DeclaredReader } from './declared-reader.js'
 
 export interface RollingUpgrade {
   /** 0.1.0's name for the session cookie. */
@@ -17,7 +17,7 @@ const LONGEST_MS = 7 * 24 * 3_600_000
 /** A date and time with its zone: 2026-12-01T18:00:00Z, 2026-12-01T19:00+01:00. */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/
 
-export function readRollingUpgrade (read: EnvReader, cookieBase: string, isHttps: boolean, now: number): RollingUpgrade | undefined {
+export function readRollingUpgrade (read: DeclaredReader, cookieBase: string, isHttps: boolean, now: number): RollingUpgrade | undefined {
   const name = 'ROLLING_UPGRADE_FROM_0_1'
   const value = read.raw(name)
   if (value === undefined || ['off', 'false', '0', 'no'].includes(value.toLowerCase())) return undefined

@@ -1,6 +1,6 @@
 // The tenants of MEDIA_BASE_URL or MEDIA_TENANTS, with their OAuth endpoints and issuer, as
-// src/config.ts reads them.
-import type { EnvReader } from './env-reader.js'
+// src/config/config.ts reads them.
+import type { DeclaredReader } from './declared-reader.js'
 
 export interface Tenant {
   name: string
@@ -14,7 +14,7 @@ export interface Tenant {
   requireIss: boolean
 }
 
-export function readTenants (read: EnvReader): Map<string, Tenant> {
+export function readTenants (read: DeclaredReader): Map<string, Tenant> {
   const tenants = new Map<string, Tenant>()
   const single = read.raw('MEDIA_BASE_URL')
   const many = read.list('MEDIA_TENANTS')
@@ -68,11 +68,11 @@ export function readTenants (read: EnvReader): Map<string, Tenant> {
  * production (an `off` there is the operator's explicit choice) and warned about elsewhere, and
  * tenants left without it are named at start.
  */
-export function applyIssRequirement (read: EnvReader, tenants: Map<string, Tenant>, production: boolean): void {
+export function applyIssRequirement (read: DeclaredReader, tenants: Map<string, Tenant>, production: boolean): void {
   const setting = read.list('OAUTH_REQUIRE_ISS')
-  if (setting.length === 1 && ['on', 'off', 'true', 'false', '1', '0', 'yes', 'no'].includes(setting[0]?.toLowerCase() ?? '')) {
-    const all = read.boolean('OAUTH_REQUIRE_ISS', false)
-    for (const tenant of tenants.values()) tenant.requireIss = all
+  const everyTenant = setting.length === 1 ? { on: true, true: true, 1: true, yes: true, off: false, false: false, 0: false, no: false }[setting[0]?.toLowerCase() ?? ''] : undefined
+  if (everyTenant !== undefined) {
+    for (const tenant of tenants.values()) tenant.requireIss = everyTenant
   } else {
     for (const name of setting) {
       const tenant = tenants.get(name)

@@ -1,11 +1,11 @@
-// Whether media-bff sends traces, and how, from the standard OpenTelemetry variables (README.md,
-// "Tracing and request ids"): tracing is on when an OTLP endpoint is named, the exporter is otlp
-// (the standard's default) and the SDK is not disabled; the protocol picks the exporter. The
-// sampler and the batch processor's settings are read here (OpenTelemetry JS 3 leaves them to
-// whoever builds the provider), checked so a typo is refused at start rather than quietly
+// Whether media-bff sends traces, and how, from the standard OpenTelemetry variables
+// (docs/guide/operate.md, "Tracing and request ids"): tracing is on when an OTLP endpoint is named,
+// the exporter is otlp (the standard's default) and the SDK is not disabled; the protocol picks the
+// exporter. The sampler and the batch processor's settings are read here (OpenTelemetry JS 3 leaves
+// them to whoever builds the provider), checked so a typo is refused at start rather than quietly
 // sampling everything. The exporter and the resource detector read the rest themselves
 // (endpoint, headers, timeout, compression, service name, resource attributes).
-import type { EnvReader } from './env-reader.js'
+import type { DeclaredReader } from './declared-reader.js'
 
 export type OtlpProtocol = 'http/protobuf' | 'http/json'
 
@@ -23,7 +23,6 @@ export interface TracingConfig {
 
 const PROTOCOLS: readonly string[] = ['http/protobuf', 'http/json']
 const RATIO_SAMPLERS = ['traceidratio', 'parentbased_traceidratio']
-const SAMPLERS = ['always_on', 'always_off', 'parentbased_always_on', 'parentbased_always_off', ...RATIO_SAMPLERS]
 const BATCH_SETTINGS = {
   scheduledDelayMillis: 'OTEL_BSP_SCHEDULE_DELAY',
   exportTimeoutMillis: 'OTEL_BSP_EXPORT_TIMEOUT',
@@ -31,10 +30,10 @@ const BATCH_SETTINGS = {
   maxExportBatchSize: 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE'
 } as const
 
-export function readTracing (read: EnvReader): TracingConfig {
+export function readTracing (read: DeclaredReader): TracingConfig {
   const endpoint = read.raw('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? read.raw('OTEL_EXPORTER_OTLP_ENDPOINT')
-  const exporters = read.list('OTEL_TRACES_EXPORTER', ['otlp'])
-  const disabled = read.string('OTEL_SDK_DISABLED', 'false').toLowerCase() === 'true'
+  const exporters = read.list('OTEL_TRACES_EXPORTER')
+  const disabled = read.string('OTEL_SDK_DISABLED').toLowerCase() === 'true'
   const off: TracingConfig = { enabled: false, protocol: 'http/protobuf', sampler: { name: 'parentbased_always_on', ratio: 1 }, batch: {} }
   if (disabled || exporters.includes('none')) return off
   if (exporters.some((exporter) => exporter !== 'otlp')) {
@@ -51,8 +50,8 @@ export function readTracing (read: EnvReader): TracingConfig {
   if (protocol === 'grpc') read.problem(protocolName, 'grpc is not supported: use http/protobuf (a collector\'s port 4318) or http/json')
   else if (!PROTOCOLS.includes(protocol)) read.problem(protocolName, `must be http/protobuf or http/json, got "${protocol}"`)
 
-  const sampler = read.string('OTEL_TRACES_SAMPLER', 'parentbased_always_on')
-  if (!SAMPLERS.includes(sampler)) read.problem('OTEL_TRACES_SAMPLER', `must be one of ${SAMPLERS.join(', ')}, got "${sampler}"`)
+  // One of the declared samplers (src/config/variables.ts); the default for anything else.
+  const sampler = read.choice('OTEL_TRACES_SAMPLER') as SamplerName
   const ratio = read.raw('OTEL_TRACES_SAMPLER_ARG')
   const ratioIsValid = ratio === undefined || /^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(ratio)
   if (RATIO_SAMPLERS.includes(sampler) && !ratioIsValid) {
@@ -60,14 +59,14 @@ export function readTracing (read: EnvReader): TracingConfig {
   }
   const batch: TracingConfig['batch'] = {}
   for (const [setting, name] of Object.entries(BATCH_SETTINGS) as Array<[keyof TracingConfig['batch'], string]>) {
-    const value = read.optionalInteger(name, { min: 1, max: 10_000_000 })
+    const value = read.optionalInteger(name)
     if (value !== undefined) batch[setting] = value
   }
   if ((batch.maxExportBatchSize ?? 512) > (batch.maxQueueSize ?? 2048)) read.problem('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 'must not be larger than OTEL_BSP_MAX_QUEUE_SIZE')
   return {
     enabled: true,
     protocol: PROTOCOLS.includes(protocol) ? protocol as OtlpProtocol : 'http/protobuf',
-    sampler: { name: SAMPLERS.includes(sampler) ? sampler as SamplerName : 'parentbased_always_on', ratio: ratio !== undefined && ratioIsValid ? Number(ratio) : 1 },
+    sampler: { name: sampler, ratio: ratio !== undefined && ratioIsValid ? Number(ratio) : 1 },
     batch
   }
 }

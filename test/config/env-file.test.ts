@@ -1,18 +1,18 @@
 // A file of variables: ENV_FILE, or else (not in production) a .env when present, the environment
-// winning (src/env-file.ts); and the compiled server run from a directory holding one.
+// winning (src/config/env-file.ts); and the compiled server run from a directory holding one.
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { request } from 'undici'
-import { withEnvFile, withoutBlanks } from '../src/env-file.js'
-import { ConfigError } from '../src/config.js'
-import { startEmulator } from '../src/emulator/index.js'
-import { startBffProcess } from './helpers/processes.js'
-import { TEST_SESSION_SECRET, testTokenKey } from './helpers/bff.js'
+import { withEnvFile, withoutBlanks } from '../../src/config/env-file.js'
+import { ConfigError } from '../../src/config/config.js'
+import { startEmulator } from '../../src/emulator/index.js'
+import { startBffProcess } from '../helpers/processes.js'
+import { TEST_SESSION_SECRET, testTokenKey } from '../helpers/bff.js'
 
-const server = fileURLToPath(new URL('../dist/src/server.js', import.meta.url))
+const server = fileURLToPath(new URL('../../dist/src/server.js', import.meta.url))
 
 async function directoryWith (t: Test, dotEnv?: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'media-bff-env-'))

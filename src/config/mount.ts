@@ -1,9 +1,9 @@
 // Where media-bff answers on PUBLIC_URL's origin (BASE_PATH) and where the media service sends the
-// browser back after consent (OAUTH_REDIRECT_URI), as src/config.ts reads them. The two must
+// browser back after consent (OAUTH_REDIRECT_URI), as src/config/config.ts reads them. The two must
 // agree: the callback route is registered at the redirect URI's own path, so that path must lie
 // under the base path of PUBLIC_URL's origin, or the sign-in would end on another page's 404
 // after consent.
-import type { EnvReader } from './env-reader.js'
+import type { DeclaredReader } from './declared-reader.js'
 
 /** The callback's path below the base path when OAUTH_REDIRECT_URI is left to its default. */
 export const DEFAULT_CALLBACK_PATH = '/auth/callback'
@@ -27,7 +27,7 @@ function isPlainPath (path: string): boolean {
   return PATH.test(path) && !path.split('/').some((segment) => segment === '.' || segment === '..')
 }
 
-export function readMount (read: EnvReader, publicUrl: string, production: boolean): Mount {
+export function readMount (read: DeclaredReader, publicUrl: string, production: boolean): Mount {
   const publicOrigin = new URL(publicUrl).origin
   const publicPath = new URL(publicUrl).pathname
   // A path in PUBLIC_URL used to move the callback alone; BASE_PATH moves everything.
@@ -35,7 +35,7 @@ export function readMount (read: EnvReader, publicUrl: string, production: boole
     read.problem('PUBLIC_URL', `must be an origin without a path, got the path ${publicPath}; to answer under a path of that origin, set BASE_PATH=${publicPath.replace(/\/+$/, '')}`)
   }
 
-  const setting = read.string('BASE_PATH', '').replace(/\/+$/, '')
+  const setting = read.string('BASE_PATH').replace(/\/+$/, '')
   let basePath = setting
   if (setting !== '' && !isPlainPath(setting)) {
     read.problem('BASE_PATH', `must be empty or a path such as /media-bff (segments of letters, digits, . _ ~ and -), got "${setting}"`)

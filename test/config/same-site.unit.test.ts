@@ -1,14 +1,14 @@
-// Which origins can be signed in (src/same-site.ts and the ALLOWED_ORIGINS check of
-// src/config.ts): only PUBLIC_URL's own site, as browsers judge sites (scheme and registrable
+// Which origins can be signed in (src/config/same-site.ts and the ALLOWED_ORIGINS check of
+// src/config/config.ts): only PUBLIC_URL's own site, as browsers judge sites (scheme and registrable
 // domain, private suffixes included). Another site is refused in production and warned about
 // elsewhere.
 import t from 'tap'
 import fc from 'fast-check'
-import { isSameSite, siteOf } from '../src/same-site.js'
-import { loadConfig } from '../src/config.js'
-import { problemsOf, validEnv } from './helpers/config-env.js'
-import { startBff } from './helpers/bff.js'
-import type { RunningEmulator } from '../src/emulator/index.js'
+import { isSameSite, siteOf } from '../../src/config/same-site.js'
+import { loadConfig } from '../../src/config/config.js'
+import { problemsOf, validEnv } from '../helpers/config-env.js'
+import { startBff } from '../helpers/bff.js'
+import type { RunningEmulator } from '../../src/emulator/index.js'
 
 const production = { ...validEnv, NODE_ENV: 'production', UPLOAD_ALLOWED_HOSTS: 'upload.media.example' }
 

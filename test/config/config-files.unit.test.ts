@@ -4,8 +4,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { FILE_VARIABLES, loadConfig, SECRET_VARIABLES, type Config } from '../src/config.js'
-import { problemsOf, validEnv as valid } from './helpers/config-env.js'
+import { FILE_VARIABLES, loadConfig, SECRET_VARIABLES, type Config } from '../../src/config/config.js'
+import { problemsOf, validEnv as valid } from '../helpers/config-env.js'
 
 const dir = await mkdtemp(join(tmpdir(), 'media-bff-config-files-'))
 t.teardown(async () => { await rm(dir, { recursive: true, force: true }) })
@@ -64,9 +64,9 @@ t.test('a file that cannot be read is refused, naming the variable and the file'
   const env: Record<string, string> = { ...valid, OAUTH_CLIENT_SECRET_FILE: missing, TOKEN_KEYS_FILE: dir }
   delete env.OAUTH_CLIENT_SECRET
   delete env.TOKEN_KEYS
-  t.same(problemsOf(env), [
-    `TOKEN_KEYS_FILE: ${dir} cannot be read (EISDIR)`,
-    `OAUTH_CLIENT_SECRET_FILE: ${missing} cannot be read (ENOENT)`
+  t.same(problemsOf(env).sort(), [
+    `OAUTH_CLIENT_SECRET_FILE: ${missing} cannot be read (ENOENT)`,
+    `TOKEN_KEYS_FILE: ${dir} cannot be read (EISDIR)`
   ], 'a directory is no file; and neither variable is then "required" as well')
 })
 

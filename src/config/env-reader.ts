@@ -12,10 +12,13 @@ export class EnvReader {
   private readonly fromFiles = new Map<string, string>()
   /** Variables whose NAME_FILE could not be used: that problem is theirs, not "is required" too. */
   private readonly fileFailed = new Set<string>()
+  /** Every name asked for, set or not: the names this reader knows (src/config/names.ts). */
+  readonly names = new Set<string>()
   constructor (private readonly env: Env) {}
 
   /** The trimmed value, or undefined when unset or blank. */
   raw (name: string): string | undefined {
+    this.names.add(name)
     const value = (this.fromFiles.get(name) ?? this.env[name])?.trim()
     return value === undefined || value === '' ? undefined : value
   }

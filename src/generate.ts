@@ -1,0 +1,21 @@
+// `npm run generate`: writes the files made from a declaration in the code, so that none is edited
+// by hand: `.env.example` and the docs' configuration reference (src/config/variables.ts), and the
+// browser module's types of media-bff's JSON (src/contract/). test/config/declaration.test.ts and
+// test/contract/contract-types.test.ts fail when a written file differs from what its
+// declaration makes now.
+import { writeFile } from 'node:fs/promises'
+import { configurationReference, envExample } from './config/describe.js'
+import { contractTypes } from './contract/typescript.js'
+
+const root = new URL('../', import.meta.url)
+
+const generated: Record<string, () => string> = {
+  '.env.example': envExample,
+  'docs/reference/configuration.md': configurationReference,
+  'public/client/contract.ts': contractTypes
+}
+
+for (const [file, make] of Object.entries(generated)) {
+  await writeFile(new URL(file, root), make())
+  process.stdout.write(`${file}\n`)
+}
