@@ -1,5 +1,5 @@
 // The browser module, served by media-bff itself so a website without a bundler imports the very
-// version that matches its server (README.md, "The browser module"):
+// version that matches its server (docs/guide/browser-module.md, "Getting it"):
 //   /client/media-bff-client.js and .d.ts             the current module itself, revalidated on
 //                                                     every use (ETag): a page importing it never
 //                                                     depends on two replicas agreeing
@@ -40,12 +40,14 @@ const Version = Type.String({ description: 'package.json\'s version and the star
 const Served = { description: 'The module (text/javascript) or its type declarations (text/plain)', content: { 'text/javascript': { schema: Type.String() }, 'text/plain': { schema: Type.String() } } }
 const CURRENT_SCHEMA = {
   tags: ['client'],
+  operationId: 'getClientModule',
   summary: 'The browser module, its current version: revalidated on every use (ETag), open to every origin',
   params: Type.Object({ file: File }),
   response: { 200: Served, 304: Type.Null({ description: 'Not modified (If-None-Match)' }), 404: ErrorBody }
 }
 const VERSIONED_SCHEMA = {
   tags: ['client'],
+  operationId: 'getClientModuleVersion',
   summary: 'The browser module, one version of it: cached for good (immutable), open to every origin',
   params: Type.Object({ version: Version, file: File }),
   response: {

@@ -1,15 +1,21 @@
 // GET /docs: the OpenAPI 3.1 description of media-bff's HTTP API, the very text `npm run openapi`
-// writes (README.md, "The contract"). @fastify/swagger collects it from the route definitions as
-// they are registered, each operation's security worked out from the guards its route declares
-// (plugins/docs-security.ts). What /docs serves is not this instance's own collection but
-// `describe`'s: that of an app built with the canonical configuration (src/canonical-config.ts),
-// so the description is the same whatever this instance's environment (its tenants,
-// WEBHOOK_PATH, tokens, demo site). Like /metrics, only for operators when METRICS_TOKEN is set.
+// writes (docs/reference/http-api.md, "The OpenAPI description"). @fastify/swagger collects it from
+// the route definitions as they are registered, each operation's security worked out from the
+// guards its route declares (plugins/docs-security.ts). What /docs serves is not this instance's
+// own collection but `describe`'s: that of an app built with the canonical configuration
+// (src/config/canonical.ts), so the description is the same whatever this instance's environment
+// (its tenants, WEBHOOK_PATH, tokens, demo site). Like /metrics, only for operators when
+// METRICS_TOKEN is set. A browser that asks for HTML gets a page instead, Redoc rendering the same
+// description (public/api-page.html; the bundle is Redoc's own, copied into dist/ by
+// `npm run build`).
 import fp from 'fastify-plugin'
+import { readFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
 import type { FastifySchema } from 'fastify'
 import swagger from '@fastify/swagger'
 import { Type } from '@fastify/type-provider-typebox'
 import { version } from '../src/version.js'
+import { preferredType } from '../src/preferred-type.js'
 import { operationSecurity, securitySchemes } from './docs-security.js'
 
 declare module 'fastify' {
@@ -26,14 +32,16 @@ export interface DocsOptions {
   /** The canonical description, as the JSON text to serve (src/app.ts, describeApi). */
   describe: () => Promise<string>
   /**
-   * Schemas many routes share, by name: described once, in components.schemas, and referred to
-   * wherever a route uses that very schema object (the error body, on nearly every answer).
+   * The contract's schemas, by name (src/contract/): described once, in components.schemas, and
+   * referred to wherever a route's schema holds one (known by its title, which is its name:
+   * TypeBox copies a schema it makes optional), so generated clients get named types.
    */
   shared: Readonly<Record<string, object>>
 }
 
 export default fp<DocsOptions>(async (app, { describe, shared }) => {
-  const sharedNames = new Map(Object.entries(shared).map(([name, schema]) => [schema, name]))
+  const sharedNames = new Set(Object.keys(shared))
+  const components = Object.fromEntries(Object.entries(shared).map(([name, schema]) => [name, referring(schema, sharedNames, schema) as object]))
   const { basePath } = app.config
   await app.register(swagger, {
     openapi: {
@@ -54,7 +62,7 @@ export default fp<DocsOptions>(async (app, { describe, shared }) => {
           basePath: { default: '', description: 'The path media-bff answers under on that origin, such as /media-bff; empty at the root' }
         }
       }],
-      components: { schemas: { ...shared }, securitySchemes: securitySchemes(app.config.session.cookieName) },
+      components: { schemas: components, securitySchemes: securitySchemes(app.config.session.cookieName) },
       tags: [
         { name: 'auth', description: 'Sign-in, the session, and a person\'s sessions' },
         { name: 'uploads', description: 'Direct uploads: the browser posts the files to the service\'s upload host' },
@@ -81,18 +89,68 @@ export default fp<DocsOptions>(async (app, { describe, shared }) => {
   app.get('/docs', {
     schema: {
       tags: ['operations'],
+      operationId: 'getApiDescription',
       summary: 'This OpenAPI description, the same on every deployment',
       response: { 200: { description: 'An OpenAPI 3.1 document', content: { 'application/json': { schema: Type.Object({}, { additionalProperties: true }) } } } }
     },
     config: { operators: 'metrics' }
-  }, async (_request, reply) => await reply.type('application/json; charset=utf-8').send(await describe()))
+  }, async (request, reply) => {
+    reply.header('vary', 'Accept')
+    if (preferredType(request.headers.accept, ['application/json', 'text/html']) === 'text/html') {
+      return await reply.type('text/html; charset=utf-8').headers(PAGE_HEADERS).send(await page.html())
+    }
+    return await reply.type('application/json; charset=utf-8').send(await describe())
+  })
+  app.get('/docs/redoc.standalone.js', { schema: { hide: true }, config: { operators: 'metrics' } }, async (_request, reply) =>
+    await reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(await page.script()))
 }, { name: 'docs', dependencies: ['config', 'operators'] })
 
-/** A copy of a route's schema in which each shared schema (that very object) is a reference to its component. */
-function referring (value: unknown, names: ReadonlyMap<object, string>): unknown {
+const fromDist = import.meta.url.includes('/dist/')
+const pageFile = fileURLToPath(new URL(fromDist ? '../../public/api-page.html' : '../public/api-page.html', import.meta.url))
+/** Where `npm run build` (build:api-page) puts Redoc's bundle, seen from plugins/ or dist/plugins/. */
+const scriptFile = fileURLToPath(new URL(fromDist ? '../api-page/redoc.standalone.js' : '../dist/api-page/redoc.standalone.js', import.meta.url))
+
+/** Read when first asked for, then kept: most instances never serve the page. */
+const page = {
+  html: once(async () => await readFile(pageFile, 'utf8')),
+  script: once(async () => {
+    try {
+      return await readFile(scriptFile)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      throw new Error(`${scriptFile} is missing: \`npm run build\` copies Redoc's bundle there`)
+    }
+  })
+}
+
+/**
+ * The page's own policy: Redoc's script from here, the styles it writes into the page, the search
+ * worker it starts from a blob, and nothing from anywhere else.
+ */
+const PAGE_HEADERS = {
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'cache-control': 'no-cache'
+}
+
+function once<T> (make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined
+  return async () => {
+    made ??= make().catch((error: unknown) => {
+      made = undefined
+      throw error
+    })
+    return await made
+  }
+}
+
+/**
+ * A copy of a schema in which each shared one it holds (by its title) is a reference to its
+ * component; `top`, a component's own schema, stays itself.
+ */
+function referring (value: unknown, names: ReadonlySet<string>, top?: unknown): unknown {
   if (value === null || typeof value !== 'object') return value
-  const name = names.get(value)
-  if (name !== undefined) return { $ref: `#/components/schemas/${name}` }
+  const title = (value as { title?: unknown }).title
+  if (value !== top && typeof title === 'string' && names.has(title)) return { $ref: `#/components/schemas/${title}` }
   if (Array.isArray(value)) return value.map((item) => referring(item, names))
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, referring(item, names)]))
 }

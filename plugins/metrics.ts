@@ -173,6 +173,7 @@ export default fp(async (app) => {
   app.get('/metrics', {
     schema: {
       tags: ['operations'],
+      operationId: 'getMetrics',
       summary: 'Prometheus metrics of this instance',
       response: { 200: { description: 'The Prometheus text format', content: { 'text/plain': { schema: Type.String() } } } }
     },

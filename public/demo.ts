@@ -2,19 +2,18 @@
 // upload files straight from the browser to the media service's upload host, and share them.
 // Bundled by `npm run build:demo` and served as /demo.js by plugins/demo-site.ts; it uses only
 // the browser module in public/client/, as website authors use it. Permissions are asked for
-// before the person starts (the session says what is granted, user/info what the account could
-// grant).
+// before the person starts, through the module's access (granted, grantable or denied, and the
+// consent round trip back to this page).
 //
 // The page's stable hooks (ids and data attributes for tests and restyling): public/demo/README.md.
-import { createMediaBffClient, MediaBffError, readSignInError, type FolderContents, type LiveChannel, type Session } from './client/media-bff-client.js'
-import { accessTo, type Access } from './demo/access.js'
+import { createMediaBffClient, MediaBffError, readSignInError, type ConsentReturn, type FolderContents, type LiveChannel, type Session } from './client/media-bff-client.js'
 import { renderCapabilities, renderCheckingCapabilities, renderFolderName } from './demo/capabilities.js'
 import { byId } from './demo/dom.js'
 import { explainMissingRight, showFailure, type FailureContext } from './demo/failures.js'
 import { clearFileList, renderFileList, type ListedFile } from './demo/file-list.js'
 import { createFilePicker } from './demo/file-picker.js'
 import { createFolderBrowser } from './demo/folder-browser.js'
-import { rememberGrantAttempt, takeGrantAttempt, type GrantAttempt } from './demo/grant-attempt.js'
+import { readGrantAttempt, type GrantAttempt } from './demo/grant-attempt.js'
 import { setUpNewFolderForm } from './demo/new-folder.js'
 import { hideNotice, showNotice } from './demo/notice.js'
 import { followSessionChanges } from './demo/session-changes.js'
@@ -30,6 +29,8 @@ import { clearProgress, uploadButtonLabel } from './demo/upload-view.js'
 const bff = createMediaBffClient({ basePath: window.location.pathname.replace(/\/[^/]*$/, '') })
 // Every tab of this browser hears of sign-outs, added scopes and the coming timeout.
 const watch = bff.watchSession()
+// What each permission allows now, and the consent round trips that add one.
+const access = bff.access()
 const form = byId('upload-form', HTMLFormElement)
 const titleInput = byId('upload-title', HTMLInputElement)
 const uploadButton = byId('upload-button', HTMLButtonElement)
@@ -37,10 +38,7 @@ const clearButton = byId('clear-files', HTMLButtonElement)
 const signOutButton = byId('sign-out', HTMLButtonElement)
 
 let session: Session | undefined
-/** Scopes the account is entitled to (user/info); undefined until read, or when it cannot be. */
-let entitled: string[] | undefined
 let accessKnown = false
-const declined = new Set<string>()
 let contents: FolderContents | undefined
 let listed = new Map<number, ListedFile>()
 let fresh = new Set<number>()
@@ -62,28 +60,23 @@ function loginUrl (): string {
 
 /** media-bff's incremental consent: the scopes granted so far plus this one, back to this folder. */
 function consentUrl (scope: string): string {
-  return bff.loginUrl({ returnTo: pagePath(), scope })
+  return access.consentUrl(scope, { returnTo: pagePath() })
 }
 
 function account (): string | undefined {
   return session?.authenticated === true ? session.user.email ?? session.user.name ?? undefined : undefined
 }
 
-function access (scope: string): Access {
-  if (session?.authenticated !== true) return 'denied'
-  return accessTo(scope, { granted: session.scopes, entitled, declined })
-}
-
-function failureContext (doing: string, attempt?: Omit<GrantAttempt, 'scopes'>): FailureContext {
+function failureContext (doing: string, attempt?: GrantAttempt): FailureContext {
   return {
     doing,
     loginUrl: loginUrl(),
     account: account(),
     onNoRight: (scopes) => {
-      for (const scope of scopes) declined.add(scope)
+      access.deny(scopes)
       renderAccess()
     },
-    ...(attempt === undefined ? {} : { beforeGrant: (scopes: string[]) => { rememberGrantAttempt({ ...attempt, scopes }) } })
+    ...(attempt === undefined ? {} : { beforeGrant: (scopes: string[]) => { access.remember(scopes, attempt) } })
   }
 }
 
@@ -113,7 +106,7 @@ const sessionsPanel = createSessionsPanel(bff, (error) => { showFailure(error, f
 /** The actions each scope allows, the consent links (they return to the open folder), the files. */
 function renderAccess (): void {
   if (session?.authenticated !== true || !accessKnown) return
-  const capabilities = { upload: access('upload'), manage: access('manage'), share: access('share') }
+  const capabilities = { upload: access.of('upload'), manage: access.of('manage'), share: access.of('share') }
   byId('upload-panel', HTMLElement).dataset.upload = capabilities.upload
   renderCapabilities(capabilities, { account: account(), consentUrl })
   listed = renderFileList(contents?.files ?? [], {
@@ -121,7 +114,7 @@ function renderAccess (): void {
     shareConsentUrl: consentUrl('share'),
     fresh,
     onShare: (file) => { share(file).catch(() => undefined) },
-    onAskShare: (fileId) => { rememberGrantAttempt({ scopes: ['share'], action: 'share', fileId }) }
+    onAskShare: (fileId) => { access.remember('share', { action: 'share', fileId }) }
   })
 }
 
@@ -155,14 +148,14 @@ async function refreshSession (): Promise<void> {
   renderSession(session, loginUrl())
 }
 
-/** What the account could grant; undefined (ask once, explain on return) when unreadable. */
-async function readEntitlements (): Promise<string[] | undefined> {
+/** What each permission allows: the session and what the account could grant (the module reads both). */
+async function checkAccess (): Promise<boolean> {
   try {
-    const info = await bff.userInfo()
-    return Array.isArray(info.scopes) ? info.scopes.filter((scope) => typeof scope === 'string') : undefined
+    await access.check()
+    return true
   } catch (error) {
-    if (error instanceof MediaBffError && error.needsSignIn) showFailure(error, failureContext('permission check'))
-    return undefined
+    showFailure(error, failureContext('permission check'))
+    return false
   }
 }
 
@@ -192,16 +185,14 @@ async function uploadChosenFiles (): Promise<void> {
 }
 
 /** Back from the consent page: did the permission come back? Then carry on with what was asked. */
-async function continueAfterConsent (attempt: GrantAttempt): Promise<void> {
+async function continueAfterConsent (back: ConsentReturn): Promise<void> {
   if (session?.authenticated !== true) return
-  const granted = session.scopes
-  const missing = attempt.scopes.filter((scope) => !granted.includes(scope))
+  const attempt = readGrantAttempt(back.state)
   if (attempt.action === 'upload' && attempt.title !== undefined) titleInput.value = attempt.title
-  if (missing.length > 0) {
-    // The media service grants only what the account has; asking again cannot help.
-    for (const scope of missing) declined.add(scope)
-    renderAccess()
-    explainMissingRight(missing, account())
+  if (!back.granted) {
+    // The media service grants only what the account has; asking again cannot help (the module
+    // now says denied for what is missing).
+    explainMissingRight(back.missing, account())
     return
   }
   switch (attempt.action) {
@@ -224,18 +215,10 @@ async function start (): Promise<void> {
   // Explained once: a reload or a bookmark does not repeat it.
   const authError = readSignInError(undefined, { removeFromAddressBar: true })
   await refreshSession()
-  // A cancelled consent drops what was being attempted; the message says nothing changed and
-  // the offer stays (the person may change their mind).
-  const attempt = takeGrantAttempt()
-  if (authError !== undefined) {
-    const declinedNow = authError.code === 'access_denied' && attempt !== undefined && session?.authenticated === true
-    showNotice({
-      kind: authError.code === 'access_denied' ? 'info' : 'error',
-      code: authError.code,
-      text: declinedNow ? `You did not allow ${attempt.scopes.join(', ')}, so nothing was changed. You can allow it whenever you need it.` : authError.message
-    })
+  if (session?.authenticated !== true) {
+    if (authError !== undefined) showNotice({ kind: authError.code === 'access_denied' ? 'info' : 'error', code: authError.code, text: authError.message })
+    return
   }
-  if (session?.authenticated !== true) return
   live = followLiveUpdates(bff, {
     shown: () => contents === undefined || shownFolderId === undefined ? undefined : { folderId: shownFolderId, contents },
     show: (next) => {
@@ -245,11 +228,21 @@ async function start (): Promise<void> {
     reload: () => { browser.refresh().catch(() => undefined) }
   })
   renderCheckingCapabilities()
-  const [scopes] = await Promise.all([readEntitlements(), browser.open(folderFromUrl()), sessionsPanel.refresh()])
-  entitled = scopes
+  const [checked] = await Promise.all([checkAccess(), browser.open(folderFromUrl()), sessionsPanel.refresh()])
+  // A cancelled consent drops what was being attempted; the message says nothing changed and
+  // the offer stays (the person may change their mind: access_denied is no missing right).
+  const back = checked ? access.returned(authError) : undefined
+  if (authError !== undefined) {
+    const declinedNow = back?.refused === true
+    showNotice({
+      kind: authError.code === 'access_denied' ? 'info' : 'error',
+      code: authError.code,
+      text: declinedNow ? `You did not allow ${back.scopes.join(', ')}, so nothing was changed. You can allow it whenever you need it.` : authError.message
+    })
+  }
   accessKnown = true
   renderAccess()
-  if (attempt !== undefined && authError === undefined) await continueAfterConsent(attempt)
+  if (back !== undefined && authError === undefined) await continueAfterConsent(back)
 }
 
 form.addEventListener('submit', (event) => {
@@ -258,10 +251,10 @@ form.addEventListener('submit', (event) => {
 })
 clearButton.addEventListener('click', () => { picker.clear() })
 byId('allow-uploads', HTMLAnchorElement).addEventListener('click', () => {
-  rememberGrantAttempt({ scopes: ['upload'], action: 'upload', title: titleInput.value.trim() })
+  access.remember('upload', { action: 'upload', title: titleInput.value.trim() })
 })
 byId('grant-manage', HTMLAnchorElement).addEventListener('click', () => {
-  rememberGrantAttempt({ scopes: ['manage'], action: 'new-folder' })
+  access.remember('manage', { action: 'new-folder' })
 })
 signOutButton.addEventListener('click', () => {
   signOutButton.disabled = true
@@ -293,7 +286,7 @@ followSessionChanges(watch, {
     // A consent in another tab: what this page offers follows.
     session = watch.session
     renderSession(session, loginUrl())
-    renderAccess()
+    checkAccess().then(renderAccess, () => undefined)
   }
 })
 

@@ -1,5 +1,5 @@
-// Sign-in, callback, session state and sign-out (README.md, "The contract"). Thin: validate, call the
-// domain, put the result in the session.
+// Sign-in, callback, session state and sign-out (docs/reference/http-api.md, "Routes"). Thin:
+// validate, call the domain, put the result in the session.
 import type { FastifyPluginAsyncTypebox, Static } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -14,6 +14,7 @@ import { authErrorPage } from '../src/pages/auth-error-page.js'
 import { StoreUnavailableError } from '../src/store/key-value-store.js'
 import type { Grant } from '../src/grants/grant-store.js'
 import { ErrorBody, SESSION_IF_ANY } from './schemas.js'
+import { SessionState, SignedInSession, SignedOut } from '../src/contract/index.js'
 import { ROUTE_SCOPES } from './route-scopes.js'
 
 const LoginQuery = Type.Object({
@@ -31,22 +32,6 @@ const CallbackQuery = Type.Object({
   iss: Type.Optional(Type.String({ maxLength: 2048 }))
 })
 
-const SessionState = Type.Object({
-  authenticated: Type.Boolean(),
-  login_url: Type.Optional(Type.String()),
-  user: Type.Optional(Type.Object({
-    id: Type.Union([Type.String(), Type.Null()]),
-    name: Type.Union([Type.String(), Type.Null()]),
-    email: Type.Union([Type.String(), Type.Null()])
-  })),
-  tenant: Type.Optional(Type.String()),
-  scopes: Type.Optional(Type.Array(Type.String())),
-  expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the session ends unless used: the earlier of the two below' })),
-  idle_expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the idle timeout ends it; any call moves it on' })),
-  absolute_expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'When it ends in any case (SESSION_ABSOLUTE_TIMEOUT)' })),
-  reauth_required: Type.Optional(Type.Boolean())
-})
-
 /** How soon to try again when no more sign-ins are taken. */
 const FULL_RETRY_AFTER_S = 60
 
@@ -61,7 +46,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const requestableScopes: ReadonlySet<string> = new Set([...config.oauth.scopes, ...ROUTE_SCOPES])
 
   app.get('/auth/login', {
-    schema: { tags: ['auth'], summary: 'Start a sign-in (browser navigation)', security: SESSION_IF_ANY, querystring: LoginQuery, response: { 400: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
+    schema: { tags: ['auth'], operationId: 'startSignIn', summary: 'Start a sign-in (browser navigation)', security: SESSION_IF_ANY, querystring: LoginQuery, response: { 400: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
     config: { limit: 'login', caller: 'navigation' }
   }, async (request, reply) => {
     const { query, signedIn } = request
@@ -109,7 +94,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get(config.oauth.callbackPath, {
-    schema: { tags: ['auth'], summary: 'The redirect URI (browser navigation)', security: SESSION_IF_ANY, querystring: CallbackQuery },
+    schema: { tags: ['auth'], operationId: 'finishSignIn', summary: 'The redirect URI (browser navigation)', security: SESSION_IF_ANY, querystring: CallbackQuery },
     // A browser lands here: a malformed query gets the human page, not a JSON error.
     attachValidation: true,
     config: { limit: 'login', replacesSession: true, caller: 'navigation' }
@@ -193,7 +178,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     const known = answers.get(grant)
     if (known?.key === key) return known.answer
     const { user } = signedIn
-    const answer = {
+    const answer: Static<typeof SignedInSession> = {
       authenticated: true,
       user: { id: user.id ?? null, name: user.name ?? null, email: user.email ?? null },
       tenant: grant.tenant,
@@ -212,20 +197,20 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const answers = new WeakMap<Grant, { key: string, answer: Static<typeof SessionState> }>()
 
   app.get('/auth/session', {
-    schema: { tags: ['auth'], summary: 'Who is signed in, with which scopes, until when; reading it does not count as activity', security: SESSION_IF_ANY, response: { 200: SessionState, 503: ErrorBody } },
+    schema: { tags: ['auth'], operationId: 'getSession', summary: 'Who is signed in, with which scopes, until when; reading it does not count as activity', security: SESSION_IF_ANY, response: { 200: SessionState, 503: ErrorBody } },
     // Tabs ask this whenever they are looked at again: asking must not keep an idle session alive.
     config: { touchesSession: false }
   }, sessionState)
 
   app.post('/auth/session/keepalive', {
-    schema: { tags: ['auth'], summary: '"Stay signed in": resets the idle timeout (never the absolute one) and answers like GET /auth/session', security: SESSION_IF_ANY, response: { 200: SessionState, 403: ErrorBody, 503: ErrorBody } }
+    schema: { tags: ['auth'], operationId: 'keepSessionAlive', summary: '"Stay signed in": resets the idle timeout (never the absolute one) and answers like GET /auth/session', security: SESSION_IF_ANY, response: { 200: SessionState, 403: ErrorBody, 503: ErrorBody } }
   }, async (request, reply) => {
     app.keepAlive(request)
     return await sessionState(request, reply)
   })
 
   app.post('/auth/logout', {
-    schema: { tags: ['auth'], summary: 'Sign out: the session and its grant are destroyed', security: SESSION_IF_ANY, response: { 200: Type.Object({ logged_out: Type.Literal(true) }), 403: ErrorBody, 503: ErrorBody } }
+    schema: { tags: ['auth'], operationId: 'signOut', summary: 'Sign out: the session and its grant are destroyed', security: SESSION_IF_ANY, response: { 200: SignedOut, 403: ErrorBody, 503: ErrorBody } }
   }, async (request, reply) => {
     await app.endSignIn(request, reply)
     // The browser's HTTP cache holds this person's relayed answers (private, revalidated, bound

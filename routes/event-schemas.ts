@@ -7,7 +7,7 @@ import { Type, type TSchema } from '@fastify/type-provider-typebox'
 import type { LiveEventName } from '../src/events/live-events.js'
 import { SESSION_END_REASONS } from '../src/events/live-message.js'
 import type { DropReason } from '../src/events/stream-hub.js'
-import { MediaFile } from './schemas.js'
+import { StoredFile } from './schemas.js'
 
 const EventId = Type.String({ pattern: '^[\\w.-]{1,64}$', description: 'The event\'s id: what Last-Event-ID names when the page reconnects' })
 
@@ -26,7 +26,7 @@ const CLOSED_REASONS = ['session_limit', 'person_limit'] as const satisfies read
 
 /** The kinds announced on the bus, one shape each. */
 const ANNOUNCED = {
-  file: event('file', 'sometimes', 'A file of this person\'s, as the service describes it now: one event per file of a finish or a webhook, the message\'s id on the last', Type.Intersect([MediaFile, Type.Object({
+  file: event('file', 'sometimes', 'A file of this person\'s, as the service describes it now: one event per file of a finish or a webhook, the message\'s id on the last', Type.Intersect([StoredFile, Type.Object({
     event: Type.String({ description: '`finished` (an upload was finished), or the service\'s webhook event that told of it (`file_transcode`, ...)' })
   })])),
   session: event('session', 'sometimes', 'The session ended; the channel closes after it', Type.Object({

@@ -1,7 +1,7 @@
-// GET /events: the signed-in page's live channel, as Server-Sent Events (README.md, "Live
-// updates"). Thin: who may open one is declared here (signed in with a live grant, from our own
-// pages' origins, within the person's rate), the channel itself is app.live's
-// (plugins/live-updates.ts).
+// GET /events: the signed-in page's live channel, as Server-Sent Events
+// (docs/reference/http-api.md, "Live updates"). Thin: who may open one is declared here (signed in
+// with a live grant, from our own pages' origins, within the person's rate), the channel itself is
+// app.live's (plugins/live-updates.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
 import { LiveEventStream } from './event-schemas.js'
@@ -15,6 +15,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/events', {
     schema: {
       tags: ['events'],
+      operationId: 'openLiveEvents',
       summary: 'The session\'s live channel, as Server-Sent Events: `ready`, then `file` (an upload of this person was finished or processed), `session` (it ended), `resync` and `closed`',
       description: 'For a signed-in session, with X-CSRF: 1 like every other call, from PUBLIC_URL\'s origin or one of ALLOWED_ORIGINS (403 otherwise): the browser module reads it with fetch() streaming, which sends the header (an EventSource cannot). Listening does not keep the session from its idle timeout.',
       headers: EventHeaders,

@@ -19,13 +19,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   // Probes come every few seconds from every orchestrator and balancer: never traced.
   app.get('/healthz', {
-    schema: { tags: ['operations'], summary: 'The process is alive, and which version it runs', response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.String() }) } },
+    schema: { tags: ['operations'], operationId: 'getLiveness', summary: 'The process is alive, and which version it runs', response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.String() }) } },
     config: { traced: false, caller: 'anyone' }
   }, async () => ({ status: 'ok' as const, version }))
 
   app.get('/readyz', {
     schema: {
       tags: ['operations'],
+      operationId: 'getReadiness',
       summary: 'The store answers and the configuration is sane; checks says which part is not',
       response: {
         200: Type.Object({ status: Type.Literal('ready'), store: Type.String(), tenants: Type.Integer(), checks: Checks }),

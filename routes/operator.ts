@@ -1,7 +1,8 @@
 // Operators' levers, registered only when OPERATOR_TOKEN is set and answering only
 // `Authorization: Bearer <OPERATOR_TOKEN>` (404 to anyone else, as for a route that does not
 // exist). Like every state-changing route they need `X-CSRF: 1` too, so that with or without the
-// lever enabled, a request without it gets the same 403. README.md, "Operations".
+// lever enabled, a request without it gets the same 403. docs/guide/operate.md,
+// "Someone left: lock them out".
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
 import { AppError } from '../src/errors.js'
@@ -18,6 +19,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete('/operator/users/:tenant/:user_id/sessions', {
     schema: {
       tags: ['operator'],
+      operationId: 'endPersonSessions',
       summary: 'End every session and grant of one person (tenant and user id), on every instance',
       params: PersonParams,
       response: { 200: Type.Object({ ended: Type.Integer({ description: 'Live sessions ended' }) }), 400: ErrorBody, 503: ErrorBody }

@@ -1,5 +1,6 @@
-// Route schemas for the relay, derived from the allowlist's field rules (src/relay/operations.ts):
-// Fastify validates with them first, and /docs shows every relayed operation from them.
+// Route schemas for the relay, derived from the allowlist's rows (src/relay/operations.ts): Fastify
+// validates with them first, and /docs shows every relayed operation from them, with its name for
+// generated clients and the shape of its answer.
 import { Type, type TSchema } from '@fastify/type-provider-typebox'
 import { ID_PATTERN, pathParameters, type FieldRule, type RelayOperation } from '../src/relay/operations.js'
 import { ErrorBody } from './schemas.js'
@@ -32,7 +33,7 @@ function objectOf (rules: Readonly<Record<string, FieldRule>>): TSchema {
   return Type.Object(properties, { additionalProperties: false })
 }
 
-const Answer = Type.Object({}, { additionalProperties: true, description: 'The media service\'s answer; links to its API point at media-bff\'s /api/' })
+const Answer = Type.Object({}, { additionalProperties: true, description: 'The media service\'s answer, if any; links to its API point at media-bff\'s /api/' })
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody, 429: ErrorBody, 502: ErrorBody, 503: ErrorBody, 504: ErrorBody }
 
 export function relaySchema (operation: RelayOperation): Record<string, unknown> {
@@ -40,10 +41,11 @@ export function relaySchema (operation: RelayOperation): Record<string, unknown>
   for (const name of pathParameters(operation.path)) params[name] = Type.String({ pattern: ID_PATTERN, description: 'A numeric id' })
   const schema: Record<string, unknown> = {
     tags: ['api'],
+    operationId: operation.operationId,
     summary: operation.summary,
     description: `Relayed to the tenant's ${operation.method} /api/${operation.path} with the user's token. Needs the \`${operation.scope}\` scope.`,
     querystring: objectOf(operation.query),
-    response: { '2xx': Answer, ...(operation.method === 'GET' ? { 304: Type.Null({ description: 'Not modified (If-None-Match)' }) } : {}), ...errors }
+    response: { '2xx': operation.answer ?? Answer, ...(operation.method === 'GET' ? { 304: Type.Null({ description: 'Not modified (If-None-Match)' }) } : {}), ...errors }
   }
   if (Object.keys(params).length > 0) schema.params = Type.Object(params)
   if (Object.keys(operation.body).length > 0) {

@@ -1,5 +1,5 @@
-// A person's own sessions (README.md, "The contract"): list them, end one, end all but this one.
-// Thin: the session must be signed in with a live grant (`scopes: []`), and the work is
+// A person's own sessions (docs/reference/http-api.md, "Routes"): list them, end one, end all but
+// this one. Thin: the session must be signed in with a live grant (`scopes: []`), and the work is
 // app.personSessions (src/sessions/person-sessions.ts).
 import type { FastifyPluginAsyncTypebox, Static } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
@@ -11,25 +11,15 @@ import { HANDLE_PATTERN } from '../src/sessions/session-index.js'
 import { describeDevice } from '../src/sessions/device.js'
 import { coarseNetwork } from '../src/sessions/network.js'
 import { ErrorBody } from './schemas.js'
+import { OtherSessionsEnded, SessionEnded, SessionList, SessionListItem } from '../src/contract/index.js'
 
-const SessionItem = Type.Object({
-  id: Type.String({ description: 'Opaque; never the cookie\'s id' }),
-  created_at: Type.String({ format: 'date-time' }),
-  last_active_at: Type.String({ format: 'date-time' }),
-  device: Type.String({ description: 'From the User-Agent, e.g. "Firefox on Windows"' }),
-  network: Type.String({ description: 'The IPv4 /24 or IPv6 /48 the session began on' }),
-  current: Type.Boolean({ description: 'This is the session making the call' })
-})
-const SessionList = Type.Object({ sessions: Type.Array(SessionItem) })
-const EndedOne = Type.Object({ ended: Type.Integer(), signed_out: Type.Boolean({ description: 'It was this session: the cookie is cleared' }) })
-const EndedOthers = Type.Object({ ended: Type.Integer() })
 const SessionParams = Type.Object({ id: Type.String({ pattern: HANDLE_PATTERN.source }) })
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const signedInOnly = { config: { limit: 'sessions' as const, scopes: [] } }
 
   app.get('/auth/sessions', {
-    schema: { tags: ['auth'], summary: 'The signed-in person\'s sessions on this deployment, most recently active first', response: { 200: SessionList, 401: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
+    schema: { tags: ['auth'], operationId: 'listSessions', summary: 'The signed-in person\'s sessions on this deployment, most recently active first', response: { 200: SessionList, 401: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
     ...signedInOnly
   }, async (request, reply) => {
     reply.header('cache-control', 'no-store')
@@ -41,7 +31,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.delete('/auth/sessions/:id', {
-    schema: { tags: ['auth'], summary: 'End one of the signed-in person\'s sessions (its grant too), on every instance', params: SessionParams, response: { 200: EndedOne, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
+    schema: { tags: ['auth'], operationId: 'endSession', summary: 'End one of the signed-in person\'s sessions (its grant too), on every instance', params: SessionParams, response: { 200: SessionEnded, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
     ...signedInOnly
   }, async (request, reply) => {
     const { person, handle } = accessOf(request).signedIn
@@ -57,7 +47,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.post('/auth/sessions/end-others', {
-    schema: { tags: ['auth'], summary: 'End every session of the signed-in person but this one', response: { 200: EndedOthers, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
+    schema: { tags: ['auth'], operationId: 'endOtherSessions', summary: 'End every session of the signed-in person but this one', response: { 200: OtherSessionsEnded, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
     ...signedInOnly
   }, async (request) => {
     const { person, handle } = accessOf(request).signedIn
@@ -84,7 +74,7 @@ function thisSession (request: FastifyRequest): LiveSession {
   }
 }
 
-function view (session: LiveSession, current: string): Static<typeof SessionItem> {
+function view (session: LiveSession, current: string): Static<typeof SessionListItem> {
   return {
     id: session.handle,
     created_at: new Date(session.createdAt).toISOString(),

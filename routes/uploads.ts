@@ -6,46 +6,10 @@ import { accessOf } from '../src/grants/access.js'
 import { hasUnsafeCharacters, unsafeTextMessage } from '../src/safe-text.js'
 import { checkUploadUrl, refuseUploadUrl, registrationFields, UPLOAD_SCOPE } from '../src/uploads/upload-policy.js'
 import { ATTR, inSpan } from '../src/tracing/spans.js'
-import { ErrorBody, MediaFile } from './schemas.js'
-
-const MAX_BYTES = Number.MAX_SAFE_INTEGER
-
-const RegisterBody = Type.Object({
-  folder_id: Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'Target folder; 0 is the home folder' }),
-  title: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'The files\' title; no control or bidirectional characters' })),
-  options: Type.Optional(Type.Object({
-    max_filesize: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_BYTES })),
-    max_files: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
-    max_size: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_BYTES })),
-    file_extensions: Type.Optional(Type.Union([
-      Type.Array(Type.String({ pattern: '^\\.?[A-Za-z0-9]{1,16}$' }), { maxItems: 50 }),
-      Type.String({ pattern: '^\\.?[A-Za-z0-9]{1,16}(,\\s*\\.?[A-Za-z0-9]{1,16}){0,49}$' })
-    ])),
-    no_transcode: Type.Optional(Type.Boolean()),
-    autofinish: Type.Optional(Type.Boolean())
-  }, { additionalProperties: false }))
-}, { additionalProperties: false })
-
-const Registration = Type.Object({
-  ulid: Type.String(),
-  expires: Type.Number(),
-  expires_in: Type.Number(),
-  url_upload_direct: Type.String(),
-  api: Type.Object({
-    rel: Type.Optional(Type.String()),
-    upload: Type.Optional(Type.String()),
-    finish: Type.String()
-  }),
-  finish_url: Type.String(),
-  autofinish: Type.Boolean({ description: 'Whether the service finishes the upload by itself after one file (what was asked of it; its default is on). The browser module then still finishes it through finish_url, so the person\'s pages hear of the file.' })
-})
+import { ErrorBody } from './schemas.js'
+import { FinishResult, UploadRegistration, UploadRegistrationRequest } from '../src/contract/index.js'
 
 const FinishParams = Type.Object({ ulid: Type.String({ pattern: '^[0-9A-Za-z]{1,64}$' }) })
-
-const FinishResult = Type.Object({
-  status: Type.String(),
-  files: Type.Array(MediaFile)
-})
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody, 502: ErrorBody, 503: ErrorBody, 504: ErrorBody }
 
@@ -53,7 +17,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { config } = app
 
   app.post('/uploads/register', {
-    schema: { tags: ['uploads'], summary: 'Register an upload; the browser then posts files to url_upload_direct', body: RegisterBody, response: { 200: Registration, ...errors } },
+    schema: { tags: ['uploads'], operationId: 'registerUpload', summary: 'Register an upload; the browser then posts files to url_upload_direct', body: UploadRegistrationRequest, response: { 200: UploadRegistration, ...errors } },
     config: { limit: 'register', scopes: [UPLOAD_SCOPE] }
   }, async (request, reply) => {
     const { folder_id: folderId, title, options } = request.body
@@ -82,7 +46,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.post('/uploads/:ulid/finish', {
-    schema: { tags: ['uploads'], summary: 'Finish an upload this session registered', params: FinishParams, response: { 200: FinishResult, ...errors } },
+    schema: { tags: ['uploads'], operationId: 'finishUpload', summary: 'Finish an upload this session registered', params: FinishParams, response: { 200: FinishResult, ...errors } },
     config: { limit: 'finish', scopes: [UPLOAD_SCOPE] }
   }, async (request) => {
     const { ulid } = request.params

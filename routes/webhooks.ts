@@ -1,10 +1,10 @@
 // POST WEBHOOK_PATH (the default tenant) and WEBHOOK_PATH/:tenant: the media service's webhooks
-// (README.md, "Live updates"). Server to server: no session and no X-CSRF (the service sends
-// neither), a rate limit per sending address, a small body. Registered only when WEBHOOK_KEYS
-// names a key. The answer comes as soon as the webhook is verified and its follow-up queued for
-// good (plugins/live-updates.ts); a webhook that cannot be queued is refused with 503 and Retry-After,
-// which the service retries. Every refusal is counted and logged once: in onError, which sees
-// those of the handler, the body parser and the rate limit alike.
+// (docs/reference/http-api.md, "Live updates"). Server to server: no session and no X-CSRF (the
+// service sends neither), a rate limit per sending address, a small body. Registered only when
+// WEBHOOK_KEYS names a key. The answer comes as soon as the webhook is verified and its follow-up
+// queued for good (plugins/live-updates.ts); a webhook that cannot be queued is refused with 503
+// and Retry-After, which the service retries. Every refusal is counted and logged once: in onError,
+// which sees those of the handler, the body parser and the rate limit alike.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
@@ -79,12 +79,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(path, {
     ...options,
-    schema: { ...schema, summary: 'A webhook of the media service, for the default tenant' }
+    schema: { ...schema, operationId: 'receiveWebhook', summary: 'A webhook of the media service, for the default tenant' }
   }, async (request, reply) => await receive(app.config.defaultTenant, request, reply))
 
   app.post(`${path}/:tenant`, {
     ...options,
-    schema: { ...schema, summary: 'A webhook of the media service, for the tenant named', params: TenantParams }
+    schema: { ...schema, operationId: 'receiveTenantWebhook', summary: 'A webhook of the media service, for the tenant named', params: TenantParams }
   }, async (request, reply) => await receive(request.params.tenant, request, reply))
 }
 

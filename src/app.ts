@@ -4,8 +4,8 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { Config } from './config.js'
-import { canonicalConfig } from './canonical-config.js'
+import type { Config } from './config/config.js'
+import { canonicalConfig } from './config/canonical.js'
 import { serverOptions } from './server-options.js'
 import configPlugin from '../plugins/config.js'
 import basePathPlugin from '../plugins/base-path.js'
@@ -37,7 +37,7 @@ import sessionRoutes from '../routes/sessions.js'
 import operatorRoutes from '../routes/operator.js'
 import eventRoutes from '../routes/events.js'
 import webhookRoutes from '../routes/webhooks.js'
-import { ErrorBody, MediaFile } from '../routes/schemas.js'
+import { CONTRACT } from './contract/index.js'
 
 export interface AppOptions {
   config: Config
@@ -61,7 +61,7 @@ export const app = fp(async (fastify: FastifyInstance, { config, clock }: AppOpt
   await fastify.register(operatorsPlugin)
   // Before every other plugin with routes too: @fastify/swagger collects the routes as they are
   // registered, /metrics among them.
-  await fastify.register(docsPlugin, { describe: describeApi, shared: { ErrorBody, MediaFile } })
+  await fastify.register(docsPlugin, { describe: describeApi, shared: CONTRACT })
   await fastify.register(metricsPlugin)
   await fastify.register(securityHeadersPlugin)
   await fastify.register(storesPlugin)
@@ -98,7 +98,7 @@ let description: Promise<string> | undefined
 
 /**
  * The OpenAPI description, as JSON text: what /docs serves and `npm run openapi` writes. It is the
- * routes of an app built with the canonical configuration (src/canonical-config.ts), never
+ * routes of an app built with the canonical configuration (src/config/canonical.ts), never
  * started, so it is the same whatever this process's configuration. Built once per process,
  * when first asked for (a failure is not kept: the next call tries again).
  */

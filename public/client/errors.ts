@@ -1,20 +1,13 @@
 // MediaBffError, the one error of this module, and how answers become one.
 import { isRecord } from './json.js'
+import type { UpstreamFailure } from './contract.js'
 
 /**
- * What the media service said when it refused a relayed call (media-bff passes it on). Every
- * field is the service's text, untrusted: media-bff strips control and bidirectional characters
- * and caps each at 300 characters, but it may still hold markup. Show it with `textContent`,
- * never as HTML (`innerHTML`).
+ * What the media service said when it refused a relayed call (media-bff passes it on): the
+ * contract's shape. Every field is the service's text, untrusted: show it with `textContent`,
+ * never as HTML (`innerHTML`). This module uses `user_message` as the error's message when present.
  */
-export interface UpstreamFailure {
-  endpoint?: string
-  status?: number
-  error?: string
-  error_description?: string
-  /** Meant for people; this module uses it as the error's message when present. */
-  user_message?: string
-}
+export type { UpstreamFailure } from './contract.js'
 
 /**
  * Every failure of this client. `code` is media-bff's error code (`login_required`,

@@ -7,7 +7,7 @@
  *
  * media-bff serves this module, built, at `/client/<version>/media-bff-client.js` (with its
  * `.d.ts` beside it), and `npm run pack:client` packs the same as the npm package
- * @media-bff/client (public/client/package/); README.md, "The browser module", shows how to use it.
+ * @media-bff/client (public/client/package/); docs/guide/browser-module.md shows how to use it.
  */
 import { clientError, onBff, type MediaBffError } from './errors.js'
 import { callBff, type CallSettings } from './http.js'
@@ -19,6 +19,7 @@ import type { CallOptions, FinishResult, Session, SessionListItem, UploadRegistr
 import { uploadFile } from './upload.js'
 import { listenerRegistry } from './listeners.js'
 import { bffRoot, routeUrl } from './urls.js'
+import { createScopeAccess, type ScopeAccess } from './access.js'
 
 export { MediaBffError, type UpstreamFailure } from './errors.js'
 export { readSignInError, SignInError, type ReadSignInErrorOptions, type SignInErrorCode } from './sign-in-errors.js'
@@ -29,6 +30,7 @@ export type { ApiMethod, RelayCalls } from './relay.js'
 export type { LoginOptions, PageNavigation } from './navigation.js'
 export type { SessionEvents, SessionListener, SessionWatch, SessionWatchOptions } from './session-watch.js'
 export type { LiveChannel, LiveEvents, LiveListener, SessionEndReason } from './live-events.js'
+export { SCOPES, type Access, type AccessReport, type ConsentReturn, type Scope, type ScopeAccess } from './access.js'
 export type * from './types.js'
 
 export interface MediaBffClientOptions {
@@ -83,6 +85,12 @@ export interface MediaBffClient extends RelayCalls, PageNavigation {
    * disconnection; it reconnects by itself until close() or the session's end (live-events.ts).
    */
   liveEvents: () => LiveChannel
+  /**
+   * Each of the service's scopes as granted, grantable or denied for the signed-in person, and
+   * asking for one before they start (before a file is picked), coming back to this page, which
+   * returned() then tells whether it was given (access.ts). One per page is enough.
+   */
+  access: () => ScopeAccess
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000
@@ -96,9 +104,13 @@ export function createMediaBffClient ({ baseUrl = '', basePath = '', tenant, tim
   /** A signed-out answer's login_url made usable from this page (errors.ts, onBff). */
   const readSession = (session: Session): Session => session.authenticated ? session : { ...session, login_url: onBff(root, session.login_url) ?? routeUrl(root, '/auth/login') }
   const getSession = async (options?: CallOptions): Promise<Session> => readSession(await callBff<Session>(settings, 'GET', '/auth/session', undefined, callOptions(options)))
+  const relay = relayCalls(settings)
+  const pages = navigation(root, navigate, tenantName(tenant))
+  /** One name per media-bff, for what a tab keeps (the broadcast channel, an ask under way). */
+  const bffName = `media-bff ${new URL(root === '' ? '/' : root, typeof location === 'undefined' ? 'https://page.invalid/' : location.href).href}`
   return {
-    ...relayCalls(settings),
-    ...navigation(root, navigate, tenantName(tenant)),
+    ...relay,
+    ...pages,
     getSession,
     logout: async (options) => {
       loggingOut++
@@ -143,12 +155,13 @@ export function createMediaBffClient ({ baseUrl = '', basePath = '', tenant, tim
     }),
     watchSession: (options) => watchSession({
       // One channel per media-bff: tabs of sites using another one do not hear each other.
-      channelName: `media-bff ${new URL(root === '' ? '/' : root, typeof location === 'undefined' ? 'https://page.invalid/' : location.href).href}`,
+      channelName: bffName,
       loginUrl: routeUrl(root, '/auth/login'),
       getSession,
       keepAlive: async () => readSession(await callBff<Session>(settings, 'POST', '/auth/session/keepalive')),
       onSignInLost: (listener) => tabEvents.on('signInLost', listener),
       onSignedOut: (listener) => tabEvents.on('signedOut', listener)
-    }, options)
+    }, options),
+    access: () => createScopeAccess({ getSession, userInfo: relay.userInfo, loginUrl: pages.loginUrl, navigate, storageKey: `${bffName} consent` })
   }
 }

@@ -32,7 +32,7 @@ export interface PageNavigation {
   follow: (error: unknown, options?: { returnTo?: string }) => boolean
 }
 
-/** A tenant's name as media-bff's configuration allows it (src/config-tenants.ts). */
+/** A tenant's name as media-bff's configuration allows it (src/config/tenants.ts). */
 const TENANT_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/i
 
 /** `tenant`, checked before it goes into a URL: a mistake shows at once, not after a redirect. */

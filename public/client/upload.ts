@@ -6,8 +6,11 @@ import type { DirectUploadResult, UploadFileOptions, UploadRegistration } from '
 /**
  * Posts one file straight to the registration's upload address (multipart `file`, `title`,
  * `folder_id`). Uses XMLHttpRequest because fetch cannot report upload progress. Sends no
- * cookies and no custom headers: the signed URL is the credential, and a plain multipart POST
- * needs no CORS preflight. Files of one registration may be uploaded concurrently.
+ * cookies and no custom headers: the signed URL is the credential. With `onProgress` the browser
+ * sends a CORS preflight first (the Fetch standard makes it for any XMLHttpRequest whose upload
+ * is listened to), so the upload host must answer OPTIONS for the page's origin, as the media
+ * service's does; without it, the plain multipart POST goes without one. Files of one
+ * registration may be uploaded concurrently.
  */
 export async function uploadFile (registration: Pick<UploadRegistration, 'url_upload_direct'>, file: Blob, options: UploadFileOptions = {}): Promise<DirectUploadResult> {
   const { title, folderId, onProgress, signal, timeoutMs } = options
@@ -29,9 +32,12 @@ export async function uploadFile (registration: Pick<UploadRegistration, 'url_up
     xhr.open('POST', registration.url_upload_direct)
     xhr.responseType = 'text'
     if (timeoutMs !== undefined) xhr.timeout = timeoutMs
-    xhr.upload.addEventListener('progress', (event) => {
-      onProgress?.(event.loaded, event.lengthComputable ? event.total : file.size)
-    })
+    // Only when asked for: listening to the upload is what makes the browser preflight it.
+    if (onProgress !== undefined) {
+      xhr.upload.addEventListener('progress', (event) => {
+        onProgress(event.loaded, event.lengthComputable ? event.total : file.size)
+      })
+    }
     xhr.addEventListener('load', () => {
       settle()
       const body = parseJson(xhr.responseText)

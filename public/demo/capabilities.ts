@@ -1,7 +1,8 @@
-// What the signed-in person is offered, from the access to each scope (access.ts): the upload
-// form, or "Allow uploads" before any file is chosen, or why uploading is not possible; "New
-// folder", or "Allow creating folders", or nothing; and a hint when sharing will ask first.
-import { missingRightText, type Access } from './access.js'
+// What the signed-in person is offered, from the browser module's access to each scope: the
+// upload form, or "Allow uploads" before any file is chosen, or why uploading is not possible;
+// "New folder", or "Allow creating folders", or nothing; and a hint when sharing will ask first.
+import type { Access } from '../client/media-bff-client.js'
+import { missingRightText } from './missing-right.js'
 import { byId } from './dom.js'
 
 export interface Capabilities {

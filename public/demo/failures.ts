@@ -2,7 +2,7 @@
 // scope codes matter most: insufficient_scope can be fixed by granting the permission (one
 // button), scope_not_granted cannot (the account lacks the right), so no button loops back.
 import { MediaBffError } from '../client/media-bff-client.js'
-import { missingRightText } from './access.js'
+import { missingRightText } from './missing-right.js'
 import { showNotice, type NoticeAction } from './notice.js'
 
 export interface FailureContext {

@@ -4,7 +4,7 @@
 // the link; when the account may still grant it, it is a link to the consent page that comes
 // back and makes the link; without the right there is no action at all.
 import { safeHttpUrl, type MediaFile } from '../client/media-bff-client.js'
-import type { Access } from './access.js'
+import type { Access } from '../client/media-bff-client.js'
 import { byId, createElement } from './dom.js'
 import { extensionOf, formatBytes } from './format.js'
 import { readId } from './ids.js'

@@ -1,15 +1,13 @@
-// Granting a scope is a round trip through the media service's consent page, which unloads this
-// page. What the person was about to do is kept in sessionStorage (this tab only, no secrets), so
-// on return the page can tell whether the permission came back and carry on: open the new-folder
-// form, make the share link, or restore the upload title. The folder is in the address itself.
+// What the person was about to do when they left to grant a permission: the browser module keeps
+// it through the consent round trip (access.remember, access.returned) in this tab's
+// sessionStorage, so on return the page can carry on: open the new-folder form, make the share
+// link, or restore the upload title. The folder is in the address itself. What comes back from
+// storage is read as untrusted, field by field.
 import { readId } from './ids.js'
-
-const key = 'media-bff-demo:grant-attempt'
 
 export type GrantAction = 'upload' | 'new-folder' | 'share'
 
 export interface GrantAttempt {
-  scopes: string[]
   action: GrantAction
   /** The file a share link was asked for. */
   fileId?: number
@@ -19,30 +17,14 @@ export interface GrantAttempt {
 
 const actions: readonly GrantAction[] = ['upload', 'new-folder', 'share']
 
-export function rememberGrantAttempt (attempt: GrantAttempt): void {
-  try {
-    window.sessionStorage.setItem(key, JSON.stringify(attempt))
-  } catch {
-    // Storage can be disabled; the page then just cannot carry on after the round trip.
-  }
-}
-
-/** The attempt started before the round trip, once; undefined when there was none. */
-export function takeGrantAttempt (): GrantAttempt | undefined {
-  try {
-    const stored = window.sessionStorage.getItem(key)
-    window.sessionStorage.removeItem(key)
-    if (stored === null) return undefined
-    const value = JSON.parse(stored) as Partial<GrantAttempt>
-    const action = actions.find((known) => known === value.action) ?? 'upload'
-    const fileId = typeof value.fileId === 'number' ? readId(value.fileId) : undefined
-    return {
-      scopes: Array.isArray(value.scopes) ? value.scopes.filter((scope) => typeof scope === 'string') : [],
-      action,
-      ...(fileId === undefined ? {} : { fileId }),
-      ...(typeof value.title === 'string' ? { title: value.title } : {})
-    }
-  } catch {
-    return undefined
+/** The attempt as stored, or an upload attempt when it cannot be read. */
+export function readGrantAttempt (stored: unknown): GrantAttempt {
+  const value = typeof stored === 'object' && stored !== null ? stored as Partial<Record<keyof GrantAttempt, unknown>> : {}
+  const action = actions.find((known) => known === value.action) ?? 'upload'
+  const fileId = typeof value.fileId === 'number' ? readId(value.fileId) : undefined
+  return {
+    action,
+    ...(fileId === undefined ? {} : { fileId }),
+    ...(typeof value.title === 'string' ? { title: value.title } : {})
   }
 }

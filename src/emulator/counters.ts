@@ -7,6 +7,8 @@ export interface EmulatorCounters {
   registrations: number
   finishes: number
   uploads: number
+  /** CORS preflights (OPTIONS) the upload host answered: a browser sends one for an upload it reports progress on. */
+  uploadPreflights: number
   userInfo: number
 }
 
@@ -17,6 +19,7 @@ export function zeroCounters (): EmulatorCounters {
     registrations: 0,
     finishes: 0,
     uploads: 0,
+    uploadPreflights: 0,
     userInfo: 0
   }
 }

@@ -4,7 +4,11 @@
 // marks a numeric id, the only variable part a path may have, so no encoding or dot-segment
 // trick can reach another upstream path. Operations on one path name its id alike (a folder's is
 // folder_id, whether it is read, renamed or given a new folder inside): the router and the
-// OpenAPI description know one template per path.
+// OpenAPI description know one template per path. Each row also names the operation for generated
+// clients (`operationId`) and the shape of what the service answers (src/contract/media.ts), for
+// the description; the relay passes the answer on as the service sent it.
+import type { TSchema } from 'typebox'
+import { Folder, FolderContents, MediaFile, MediaUserInfo, OEmbed, ShareInfo, ShareLink } from '../contract/media.js'
 
 export type RelayMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
@@ -19,6 +23,10 @@ export type FieldRule =
 export interface RelayOperation {
   /** Names the operation in metrics, logs and the `upstream.endpoint` of errors. */
   name: string
+  /** Its name in the OpenAPI description, for generated clients: a verb and a noun, lower camel case. */
+  operationId: string
+  /** What the service answers, as the description shows it; none: an empty 204, or whatever it says. */
+  answer?: TSchema
   method: RelayMethod
   path: string
   scope: string
@@ -34,10 +42,12 @@ const none = {}
 const folderName: FieldRule = { kind: 'text', maxLength: 255, required: true, description: 'The folder\'s name' }
 
 export const RELAY_OPERATIONS: readonly RelayOperation[] = [
-  { name: 'user_info', method: 'GET', path: 'user/info', scope: 'user.info', summary: 'The signed-in user: id, name, e-mail and the scopes the account is entitled to', query: none, body: none },
-  { name: 'folder', method: 'GET', path: 'folders/:folder_id', scope: 'basic', summary: 'A folder (0 is the home folder)', query: none, body: none },
+  { name: 'user_info', operationId: 'getUserInfo', answer: MediaUserInfo, method: 'GET', path: 'user/info', scope: 'user.info', summary: 'The signed-in user: id, name, e-mail and the scopes the account is entitled to', query: none, body: none },
+  { name: 'folder', operationId: 'getFolder', answer: Folder, method: 'GET', path: 'folders/:folder_id', scope: 'basic', summary: 'A folder (0 is the home folder)', query: none, body: none },
   {
     name: 'folder_contents',
+    operationId: 'getFolderContents',
+    answer: FolderContents,
     method: 'GET',
     path: 'folders/:folder_id/contents',
     scope: 'basic',
@@ -48,12 +58,14 @@ export const RELAY_OPERATIONS: readonly RelayOperation[] = [
     },
     body: none
   },
-  { name: 'folder_create', method: 'POST', path: 'folders/:folder_id', scope: 'manage', summary: 'Create a folder inside folder_id', query: none, body: { name: folderName } },
-  { name: 'folder_rename', method: 'PUT', path: 'folders/:folder_id', scope: 'manage', summary: 'Rename a folder', query: none, body: { name: folderName } },
-  { name: 'folder_delete', method: 'DELETE', path: 'folders/:folder_id', scope: 'manage', summary: 'Delete a folder', query: none, body: none },
-  { name: 'file', method: 'GET', path: 'files/:file_id', scope: 'basic', summary: 'A file', query: none, body: none },
+  { name: 'folder_create', operationId: 'createFolder', answer: Folder, method: 'POST', path: 'folders/:folder_id', scope: 'manage', summary: 'Create a folder inside folder_id', query: none, body: { name: folderName } },
+  { name: 'folder_rename', operationId: 'renameFolder', answer: Folder, method: 'PUT', path: 'folders/:folder_id', scope: 'manage', summary: 'Rename a folder', query: none, body: { name: folderName } },
+  { name: 'folder_delete', operationId: 'deleteFolder', method: 'DELETE', path: 'folders/:folder_id', scope: 'manage', summary: 'Delete a folder', query: none, body: none },
+  { name: 'file', operationId: 'getFile', answer: MediaFile, method: 'GET', path: 'files/:file_id', scope: 'basic', summary: 'A file', query: none, body: none },
   {
     name: 'file_update',
+    operationId: 'updateFile',
+    answer: MediaFile,
     method: 'PUT',
     path: 'files/:file_id',
     scope: 'manage',
@@ -61,11 +73,13 @@ export const RELAY_OPERATIONS: readonly RelayOperation[] = [
     query: none,
     body: { title: { kind: 'text', maxLength: 255, required: true, description: 'The file\'s new title' } }
   },
-  { name: 'file_delete', method: 'DELETE', path: 'files/:file_id', scope: 'manage', summary: 'Delete a file', query: none, body: none },
-  { name: 'file_share', method: 'GET', path: 'files/:file_id/share', scope: 'share', summary: 'How a file is shared: its link and embed code', query: none, body: none },
-  { name: 'folder_share', method: 'GET', path: 'folders/:folder_id/share', scope: 'share', summary: 'How a folder is shared: its link and embed code', query: none, body: none },
+  { name: 'file_delete', operationId: 'deleteFile', method: 'DELETE', path: 'files/:file_id', scope: 'manage', summary: 'Delete a file', query: none, body: none },
+  { name: 'file_share', operationId: 'getFileShare', answer: ShareInfo, method: 'GET', path: 'files/:file_id/share', scope: 'share', summary: 'How a file is shared: its link and embed code', query: none, body: none },
+  { name: 'folder_share', operationId: 'getFolderShare', answer: ShareInfo, method: 'GET', path: 'folders/:folder_id/share', scope: 'share', summary: 'How a folder is shared: its link and embed code', query: none, body: none },
   {
     name: 'share_link',
+    operationId: 'createShareLink',
+    answer: ShareLink,
     method: 'POST',
     path: 'files/0/share/link',
     scope: 'share',
@@ -79,6 +93,8 @@ export const RELAY_OPERATIONS: readonly RelayOperation[] = [
   },
   {
     name: 'oembed',
+    operationId: 'getOEmbed',
+    answer: OEmbed,
     method: 'GET',
     path: 'oembed',
     scope: 'basic',

@@ -1,19 +1,15 @@
 // Operator policy for upload registrations: caps on what a browser may ask for, and the check
 // that the upload URL handed to the browser points where it should.
-import type { Config } from '../config.js'
+import type { Config } from '../config/config.js'
 import { UpstreamError } from '../media/upstream-error.js'
+import type { Static } from 'typebox'
+import type { UploadRegistrationOptions } from '../contract/uploads.js'
 
 /** The scope registering and finishing an upload need. */
 export const UPLOAD_SCOPE = 'upload'
 
-export interface UploadOptions {
-  max_filesize?: number
-  max_files?: number
-  max_size?: number
-  file_extensions?: string[] | string
-  no_transcode?: boolean
-  autofinish?: boolean
-}
+/** What a registration may ask of the service: the contract's UploadRegistrationOptions. */
+export type UploadOptions = Static<typeof UploadRegistrationOptions>
 
 /**
  * The form sent to `POST {api}/upload/id`: the caller's options capped by the operator's, and

@@ -66,6 +66,8 @@ t.test('alice signs in, allows uploads before choosing files, uploads two files 
   })
   await noticeWithCode(page, 'upload_done')
   await waitForFileCount(page, 2)
+  // The demo shows progress, so the browser asks the upload host first (the module says so).
+  t.ok(emulator.counters().uploadPreflights >= 1, 'an upload that reports progress is preflighted')
   t.same(await page.$$eval('#progress-list [data-testid="upload-item"]', (rows) => rows.map((row) => row.getAttribute('data-state'))), ['done', 'done'])
   const files = await listedFiles(page)
   t.same(files.map((file) => file.filename).sort(), ['holiday-video.bin', 'notes.txt'])

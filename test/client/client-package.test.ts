@@ -45,7 +45,7 @@ t.test('Node resolves the package through its exports, and importing it does not
     console.log(JSON.stringify({ names: Object.keys(module).sort(), version: manifest.default.version, resolved: import.meta.resolve('@media-bff/client') }))
   `], { cwd: project })
   const answer = JSON.parse(stdout) as { names: string[], version: string, resolved: string }
-  t.same(answer.names, ['MediaBffError', 'SignInError', 'createMediaBffClient', 'createSessionStore', 'readSignInError', 'safeHttpUrl', 'uploadFile'])
+  t.same(answer.names, ['MediaBffError', 'SCOPES', 'SignInError', 'createMediaBffClient', 'createSessionStore', 'readSignInError', 'safeHttpUrl', 'uploadFile'])
   t.equal(answer.version, server.version)
   t.match(answer.resolved, /\/node_modules\/@media-bff\/client\/media-bff-client\.js$/)
 })

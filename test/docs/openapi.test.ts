@@ -1,10 +1,10 @@
-// The OpenAPI description (plugins/docs.ts, README.md "The contract"): a standard OpenAPI 3.1
-// validator accepts it, and it says what media-bff does. One path per template; the security
-// schemes it names are those media-bff enforces, on the operations that enforce them (asked of a
-// running app: each operation without X-CSRF, then without a session or token); /events is a
-// text/event-stream of the events a real channel sends; the webhook has its body and signature;
-// the browser module is there. It is the same text whatever the configuration of the app that
-// serves /docs, and the one `npm run openapi` writes.
+// The OpenAPI description (plugins/docs.ts; docs/reference/http-api.md, "The OpenAPI description"):
+// a standard OpenAPI 3.1 validator accepts it, and it says what media-bff does. One path per
+// template; the security schemes it names are those media-bff enforces, on the operations that
+// enforce them (asked of a running app: each operation without X-CSRF, then without a session or
+// token); /events is a text/event-stream of the events a real channel sends; the webhook has its
+// body and signature; the browser module is there. It is the same text whatever the configuration
+// of the app that serves /docs, and the one `npm run openapi` writes.
 import t from 'tap'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -24,7 +24,7 @@ import { nodeArgsFor } from '../helpers/loaded-as.js'
 import { readClientModule } from '../../plugins/client-module.js'
 
 type Requirement = Record<string, string[]>
-interface Operation { tags?: string[], security?: Requirement[], parameters?: Array<{ in: string, name: string }>, requestBody?: { required?: boolean, content: Record<string, { schema: any }> }, responses: Record<string, any> }
+interface Operation { tags?: string[], operationId?: string, security?: Requirement[], parameters?: Array<{ in: string, name: string }>, requestBody?: { required?: boolean, content: Record<string, { schema: any }> }, responses: Record<string, any> }
 
 const text = await describeApi()
 const description = JSON.parse(text) as { openapi: string, servers: any[], paths: Record<string, Record<string, Operation>>, components: { securitySchemes: Record<string, any>, schemas: Record<string, any> } }
@@ -62,6 +62,26 @@ t.test('one path per template, each naming the parameters of its template', asyn
     t.same(declared, named, `${method} ${path}`)
   }
   for (const op of RELAY_OPERATIONS) t.ok(description.paths[`/api/${op.path.replace(/:(\w+)/g, '{$1}')}`]?.[op.method.toLowerCase()], `${op.name} is there`)
+})
+
+t.test('for generators: every operation has its own readable operationId, and answers are named shapes', async (t) => {
+  const ids = operations.map(({ operation }) => operation.operationId)
+  t.same(operations.filter(({ operation }) => operation.operationId === undefined).map(({ method, path }) => `${method} ${path}`), [], 'every operation has one')
+  t.same(ids.filter((id, i) => ids.indexOf(id) !== i), [], 'no two alike')
+  t.same(ids.filter((id) => !/^[a-z]+(?:[A-Z][a-z]*)+$/.test(id ?? '')), [], 'verbs and nouns in lower camel case')
+  const answerOf = (method: string, path: string): unknown => {
+    const responses = description.paths[path]?.[method.toLowerCase()]?.responses ?? {}
+    return (responses['200'] ?? responses['2XX'])?.content?.['application/json']?.schema
+  }
+  t.match(answerOf('GET', '/auth/session'), { $ref: '#/components/schemas/Session' })
+  t.match(answerOf('POST', '/uploads/register'), { $ref: '#/components/schemas/UploadRegistration' })
+  t.match(description.components.schemas.Session, { anyOf: [{ $ref: '#/components/schemas/SignedInSession' }, { $ref: '#/components/schemas/SignedOutSession' }] })
+  const relayedReads = RELAY_OPERATIONS.filter((operation) => operation.method === 'GET')
+  for (const operation of relayedReads) {
+    const path = `/api/${operation.path.replace(/:(\w+)/g, '{$1}')}`
+    t.match(answerOf('GET', path), { $ref: /^#\/components\/schemas\/(MediaUserInfo|Folder|FolderContents|MediaFile|ShareInfo|OEmbed)$/ }, `${operation.name}: a named shape, not "any JSON"`)
+  }
+  t.match(description.components.schemas.FolderContents, { properties: { files: { items: { $ref: '#/components/schemas/MediaFile' } } } }, 'shapes refer to each other by name')
 })
 
 t.test('the security schemes: the session cookie, X-CSRF and the operators\' bearer tokens, all that operations name', async (t) => {
@@ -219,6 +239,7 @@ t.test('`npm run openapi` writes the same text to the file named', async (t) => 
 
 /** A smallest value of the (request body) schema: its required fields, each the simplest it may be. */
 function exampleOf (schema: any): unknown {
+  if (typeof schema.$ref === 'string') return exampleOf(description.components.schemas[schema.$ref.replace('#/components/schemas/', '')])
   if (Array.isArray(schema.anyOf)) return exampleOf(schema.anyOf[0])
   switch (schema.type) {
     case 'object': return Object.fromEntries((schema.required ?? []).map((name: string) => [name, exampleOf(schema.properties[name])]))

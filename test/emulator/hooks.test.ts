@@ -14,13 +14,14 @@ t.test('counters over HTTP equal counters(), and reset', async (t) => {
   await tokenRequest(emulator, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token })
   await apiCall(`${emulator.baseUrl}/api/user/info`, { privateToken: user(emulator, 'alice').privateToken })
   const record = await registerUpload(emulator)
+  await request(record.url_upload_direct, { method: 'OPTIONS', headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'POST' } }).then(async (answer) => { await answer.body.dump() })
   await postFile(record.url_upload_direct)
   await apiCall(record.api.finish, { method: 'DELETE', privateToken: user(emulator, 'alice').privateToken })
-  const expected = { tokenGrants: { authorization_code: 1, refresh_token: 1 }, refreshReuseDetections: 1, registrations: 1, finishes: 1, uploads: 1, userInfo: 1 }
+  const expected = { tokenGrants: { authorization_code: 1, refresh_token: 1 }, refreshReuseDetections: 1, registrations: 1, finishes: 1, uploads: 1, uploadPreflights: 1, userInfo: 1 }
   t.same(emulator.counters(), expected)
   t.same((await apiCall(`${emulator.baseUrl}/__emulator/counters`)).body, expected)
   const reset = await apiCall(`${emulator.baseUrl}/__emulator/reset-counters`, { method: 'POST' })
-  t.same(reset.body, { tokenGrants: { authorization_code: 0, refresh_token: 0 }, refreshReuseDetections: 0, registrations: 0, finishes: 0, uploads: 0, userInfo: 0 })
+  t.same(reset.body, { tokenGrants: { authorization_code: 0, refresh_token: 0 }, refreshReuseDetections: 0, registrations: 0, finishes: 0, uploads: 0, uploadPreflights: 0, userInfo: 0 })
   t.same(emulator.counters(), reset.body)
   const copy = emulator.counters()
   copy.uploads = 99

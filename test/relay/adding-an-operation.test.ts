@@ -11,6 +11,7 @@ import { loadedExtension } from '../helpers/loaded-as.js'
 
 const playlist: RelayOperation = {
   name: 'playlist',
+  operationId: 'getPlaylist',
   method: 'GET',
   path: 'playlists/:playlist_id',
   scope: 'share',
@@ -46,5 +47,5 @@ t.test('one row in the table: a new operation with its scope, validation, token 
   t.match(refused.json(), { error: 'insufficient_scope' }, 'its scope is required')
 
   const docs = await stack.inject({ method: 'GET', url: '/docs' })
-  t.ok(Object.hasOwn(docs.json().paths, '/api/playlists/{playlist_id}'), 'in the API description')
+  t.equal(docs.json().paths['/api/playlists/{playlist_id}']?.get?.operationId, 'getPlaylist', 'in the API description, by its name')
 })

@@ -22,7 +22,7 @@ const treeDir = join(root, '.test-build')
 /** Not copied: what is built or installed (linked instead), the tree itself, and local files. */
 const LEFT_OUT = new Set(['.git', '.tap', '.test-build', '.env', 'coverage', 'node_modules', 'dist', 'test-artifacts'])
 const LINKED = ['node_modules', 'dist', 'test-artifacts']
-const COMPILED_DIRS = ['src', 'plugins', 'routes', 'test', 'bench', 'public']
+const COMPILED_DIRS = ['src', 'plugins', 'routes', 'test', 'bench', 'public', 'release']
 
 async function typeScriptFiles (dir: string): Promise<string[]> {
   const files: string[] = []
@@ -42,9 +42,11 @@ await mkdir(join(root, 'test-artifacts'), { recursive: true })
 for (const entry of LINKED) await symlink(join('..', entry), join(treeDir, entry), 'dir')
 
 // The routes take TypeBox's `Type` from @fastify/type-provider-typebox, which re-exports the
-// typebox package: ESM in about 320 files, each loaded through tap's module hooks in every test
-// process that loads the routes, about a second of CPU each time. The tree imports the same
-// version bundled into one file instead (the built server in dist/ keeps the package's own).
+// typebox package, and the contract (src/contract/) takes it from typebox itself: ESM in about
+// 320 files, each loaded through tap's module hooks in every test process that loads the routes,
+// about a second of CPU each time. The tree imports the same version bundled into one file
+// instead, from both names, so there is one TypeBox (the built server in dist/ keeps the
+// package's own).
 const TYPEBOX_PROVIDER = '@fastify/type-provider-typebox'
 const typeboxBundle = join(treeDir, 'test-vendor', 'typebox.js')
 await build({
@@ -71,15 +73,16 @@ const compiled = await build({
   logLevel: 'warning',
   write: false
 })
-const providerImport = new RegExp(`^(import [^;]* from )"${TYPEBOX_PROVIDER}";$`, 'gm')
-const dynamicImport = `import("${TYPEBOX_PROVIDER}")`
+const providerImport = new RegExp(`^(import [^;]* from )"(${TYPEBOX_PROVIDER}|typebox)";$`, 'gm')
+const dynamicImports = [TYPEBOX_PROVIDER, 'typebox'].map((name) => `import("${name}")`)
 await Promise.all(compiled.outputFiles.map(async (output) => {
   let text = output.text
   if (output.path.endsWith('.js')) {
     const bundle = relative(dirname(output.path), typeboxBundle)
     const specifier = bundle.startsWith('.') ? bundle : `./${bundle}`
     text = text.replace(providerImport, (_, head: string) => `${head}"${specifier}";`)
-    if (text.includes(dynamicImport)) throw new Error(`${output.path}: ${dynamicImport} is not redirected to the bundle`)
+    const dynamic = dynamicImports.find((call) => text.includes(call))
+    if (dynamic !== undefined) throw new Error(`${output.path}: ${dynamic} is not redirected to the bundle`)
   }
   await writeFile(output.path, text)
 }))

@@ -28,7 +28,10 @@ export function buildUploadServer (context: EmulatorContext): FastifyInstance {
   app.register(async (scope) => {
     acceptStream(scope)
     directUploadRoute(scope, context)
-    scope.options('/upload/:ulid', async (request, reply) => answerPreflight(request, reply, context.settings.corsOrigins))
+    scope.options('/upload/:ulid', async (request, reply) => {
+      context.counters.uploadPreflights++
+      return answerPreflight(request, reply, context.settings.corsOrigins)
+    })
   })
   return app
 }

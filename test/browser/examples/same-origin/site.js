@@ -1,14 +1,18 @@
 // The site's own page on the site's own origin, media-bff mounted at /media-bff by the same
 // nginx (docker/nginx-same-origin.conf): the module, the calls and the live channel all go to
-// /media-bff/... on this origin, so there is no CORS at all. Elements: #sign-in, #who, #folders,
-// #file, #upload, #files (data-status per file), #status.
-import { createMediaBffClient, MediaBffError } from '/media-bff/client/media-bff-client.js'
+// /media-bff/... on this origin, so there is no CORS at all. Uploading needs the `upload` scope,
+// which the page asks for before a file is picked (the module's access), and comes back here.
+// Elements: #sign-in, #who, #folders, #allow-upload, #file, #upload, #files (data-status per
+// file), #status; body[data-upload] says the upload scope's access.
+import { createMediaBffClient, MediaBffError, readSignInError } from '/media-bff/client/media-bff-client.js'
 
 const bff = createMediaBffClient({ basePath: '/media-bff' })
+const access = bff.access()
 const $ = (selector) => document.querySelector(selector)
 const say = (text) => { $('#status').textContent = text }
 
 $('#sign-in').addEventListener('click', () => { bff.signIn() })
+$('#allow-upload').addEventListener('click', () => { access.ask('upload', { state: { note: 'asked before a file was picked' } }) })
 
 const showFile = (file) => {
   const id = `file-${file.file_id}`
@@ -30,7 +34,14 @@ $('#upload').addEventListener('click', async () => {
   }
 })
 
-const session = await bff.getSession()
+const signInError = readSignInError(undefined, { removeFromAddressBar: true })
+const { session, scopes } = await access.check()
+const back = access.returned(signInError)
+if (back !== undefined) say(back.granted ? `Uploads allowed (${back.state?.note ?? ''})` : back.refused ? 'Uploads not allowed this time' : 'This account cannot upload')
+const upload = scopes.upload
+document.body.dataset.upload = upload
+$('#allow-upload').hidden = upload !== 'grantable'
+$('#file').disabled = $('#upload').disabled = upload !== 'granted'
 $('#sign-in').hidden = session.authenticated
 if (session.authenticated) {
   $('#who').textContent = session.user.name ?? ''
