@@ -18,6 +18,14 @@ export const suitePrograms: Record<string, string> = {
 }
 
 /**
+ * What only `npm run test:container` drives (not part of `npm test`, whose setup does not install
+ * them): a local image registry for a release's image.
+ */
+export const containerPrograms: Record<string, string> = {
+  'docker-registry': 'docker-registry'
+}
+
+/**
  * A package to install instead where the apt sources have none of the first name: Debian has no
  * `kubectl` (Kubernetes's own apt repository does), but its `kubernetes-client` is an older kubectl.
  */
@@ -50,7 +58,7 @@ export function installCommand (packages: string[], asRoot = process.getuid?.() 
 export function requireProgram (name: string): string {
   const found = findProgram(name)
   if (found !== undefined) return found
-  const pkg = suitePrograms[name] ?? name
+  const pkg = suitePrograms[name] ?? containerPrograms[name] ?? name
   const fallback = fallbackPackages[pkg]
   const otherwise = fallback === undefined ? '' : ` (where the apt sources have no ${pkg}: ${installCommand([fallback])})`
   throw new Error(`${name} is needed by this test but was not found on PATH. Install it: ${installCommand([pkg])}${otherwise}`)

@@ -104,3 +104,16 @@ t.test('the image\'s HEALTHCHECK command, run: 0 for a healthy /healthz, 1 other
   server.close()
   t.equal(await check({ PORT: port }), 1, 'unhealthy when nothing listens')
 })
+
+t.test('Dockerfile: the OCI annotations a release passes, the licence package.json names, and an SBOM inside', async (t) => {
+  const { license } = JSON.parse(await readFile(`${repoRoot}package.json`, 'utf8')) as { license: string }
+  const labels = runtime?.all('LABEL').map((label) => label.args).join(' ') ?? ''
+  t.match(labels, `org.opencontainers.image.licenses="${license}"`)
+  for (const [name, arg] of [['version', 'VERSION'], ['revision', 'REVISION'], ['created', 'CREATED'], ['source', 'SOURCE']]) {
+    t.match(labels, `org.opencontainers.image.${name ?? ''}="\${${arg ?? ''}}"`, `${name ?? ''} from the build argument ${arg ?? ''}`)
+    t.ok(runtime?.all('ARG').some((instruction) => instruction.args.startsWith(`${arg ?? ''}=`)), `${arg ?? ''} is declared in the runtime stage`)
+  }
+  const [build] = dockerfile
+  t.ok(build?.all('RUN').some((instruction) => instruction.args === 'node release/image-sbom.mjs > sbom.cdx.json'), 'the build stage writes the SBOM once pruned')
+  t.ok(runtime?.all('COPY').some((instruction) => instruction.args === '--from=build /app/sbom.cdx.json ./sbom.cdx.json'), 'and the image holds it')
+})

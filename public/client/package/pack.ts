@@ -1,8 +1,10 @@
 // npm run pack:client: the browser module as an npm package, @media-bff/client, for a site built
 // with a bundler. The package holds what `npm run build:client` makes and media-bff serves (one
 // ES module and its bundled declarations, built the same way), this folder's package.template.json
-// with media-bff's own version and licence, this folder's README and the LICENSE; `npm pack` turns it into a
-// tarball in dist/packages/ (or --out-dir), whose path is the last line printed.
+// with media-bff's own version, licence, repository (this folder in it) and issue tracker, its
+// homepage the browser module's guide, this folder's README and the LICENSE; `npm pack` turns it
+// into a tarball in dist/packages/ (or --out-dir), whose path is the last line printed.
+// `npm run release` publishes that tarball (release/package.ts).
 //
 // It builds into a folder of its own, never dist/client/: a media-bff running from this checkout
 // (or a test) may be reading that one.
@@ -26,7 +28,9 @@ const outDir = resolve(values['out-dir'])
 // The declarations' build (rollup.config.mjs) names its tsconfig relative to the checkout.
 process.chdir(root)
 
-const server = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string, license: string }
+const server = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string, license: string, repository: { type: string, url: string }, homepage: string, bugs: string }
+/** The repository's web address, from its git URL. */
+const repositoryWeb = server.repository.url.replace(/^git\+/, '').replace(/\.git$/, '')
 const template = JSON.parse(await readFile(join(here, 'package.template.json'), 'utf8')) as Record<string, unknown>
 for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies', 'scripts']) {
   if (field in template) throw new Error(`package.template.json must not have ${field}: the module is installed as it is, with nothing else`)
@@ -43,7 +47,16 @@ try {
   await bundle.close()
 
   const { name, ...rest } = template
-  await writeFile(join(stage, 'package.json'), `${JSON.stringify({ name, version: server.version, ...rest, license: server.license }, null, 2)}\n`)
+  const published = {
+    name,
+    version: server.version,
+    ...rest,
+    license: server.license,
+    repository: { ...server.repository, directory: 'public/client' },
+    homepage: `${repositoryWeb}/blob/main/docs/guide/browser-module.md`,
+    bugs: server.bugs
+  }
+  await writeFile(join(stage, 'package.json'), `${JSON.stringify(published, null, 2)}\n`)
   await copyFile(join(here, 'README.md'), join(stage, 'README.md'))
   await copyFile(join(root, 'LICENSE'), join(stage, 'LICENSE'))
 
