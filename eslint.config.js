@@ -1,5 +1,5 @@
 import neostandard from 'neostandard'
 
 export default [
-  ...neostandard({ ts: true, ignores: ['dist/**', 'coverage/**', '.tap/**', 'node_modules/**', '.test-build/**'] })
+  ...neostandard({ ts: true, ignores: ['dist/**', 'coverage/**', '.tap/**', 'node_modules/**', '.test-build/**', 'docs/public/**', 'docs/.vitepress/.temp/**', 'docs/.vitepress/cache/**'] })
 ]

@@ -1,9 +1,9 @@
-// Live updates (README.md, "Live updates"), behind one decorator, `live`: the event bus between
-// instances (Redis pub/sub, or this process), this instance's live channels (GET /events:
-// src/events/stream-hub.ts), what a finish and a session's end tell the pages, and the media
-// service's webhooks: verified and queued for good before they are answered (in memory, or a
-// Redis stream every instance works), then followed up a few at a time (webhook-hints.ts). When
-// the instance closes, its channels end first (their pages reconnect to another instance), and
+// Live updates (docs/reference/http-api.md, "Live updates"), behind one decorator, `live`: the
+// event bus between instances (Redis pub/sub, or this process), this instance's live channels
+// (GET /events: src/events/stream-hub.ts), what a finish and a session's end tell the pages, and
+// the media service's webhooks: verified and queued for good before they are answered (in memory,
+// or a Redis stream every instance works), then followed up a few at a time (webhook-hints.ts).
+// When the instance closes, its channels end first (their pages reconnect to another instance), and
 // the follow-ups under way finish.
 import fp from 'fastify-plugin'
 import type { FastifyReply, FastifyRequest } from 'fastify'

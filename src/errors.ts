@@ -1,4 +1,4 @@
-// The error contract of README.md ("The contract"): every non-2xx JSON body is
+// The error contract (docs/reference/http-api.md, "Errors"): every non-2xx JSON body is
 // { error: "<snake_case_code>", message: "<sentence for a person>", ...details }.
 // Domain code throws AppError; the error plugin turns it into that body.
 

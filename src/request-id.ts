@@ -1,9 +1,9 @@
-// Request ids (README.md, "Tracing and request ids"): the X-Request-Id of a proxy in TRUST_PROXY is
-// kept, any other request gets one made here. The id names the request in every log line (pino's
-// reqId), in its answer, and on every call made for it to the media service and its token
-// endpoint, so one grep joins the proxy's log line, media-bff's and the service's. It is handed
-// down to those calls as an argument, not through an AsyncLocalStorage: on Node 20 entering one
-// puts a hook on every promise of the process, which cost a registration some 14% more CPU.
+// Request ids (docs/guide/operate.md, "Tracing and request ids"): the X-Request-Id of a proxy in
+// TRUST_PROXY is kept, any other request gets one made here. The id names the request in every log
+// line (pino's reqId), in its answer, and on every call made for it to the media service and its
+// token endpoint, so one grep joins the proxy's log line, media-bff's and the service's. It is
+// handed down to those calls as an argument, not through an AsyncLocalStorage: on Node 20 entering
+// one puts a hook on every promise of the process, which cost a registration some 14% more CPU.
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import proxyAddr from '@fastify/proxy-addr'

@@ -1,7 +1,8 @@
 // Fills every store family (src/store/store-families.ts) with what media-bff really writes there,
 // through the modules that write it, and measures what each unit takes: in memory, the heap of
 // each family filled to its bound (MEMORY_MAX_SESSIONS at its default), gc'd before and after;
-// on Redis, MEMORY USAGE of each kind of key, for the README's sizing table. Run with --expose-gc.
+// on Redis, MEMORY USAGE of each kind of key, for the sizing tables of docs/guide/operate.md
+// ("Sizing the stores"). Run with --expose-gc.
 import { randomBytes, randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { createStoreFamilies, memoryBounds, type StoreFamilies } from '../../src/store/store-families.js'

@@ -1,6 +1,6 @@
 // 8. What each store family takes (src/store/store-families.ts): in memory, each filled to its
 // bound at the default MEMORY_MAX_SESSIONS; on Redis, bytes per unit of each kind of key. The
-// README's sizing table comes from these figures.
+// sizing tables of docs/guide/operate.md ("Sizing the stores") come from these figures.
 import { startChild } from '../lib/child.js'
 import type { BenchRedis } from '../lib/redis.js'
 

@@ -2,8 +2,8 @@
 // the browser back with (and the browser's login cookies) to one outcome the route turns into an
 // answer: a short human page, a redirect back to the site with `auth_error`, or a completed
 // sign-in for the session layer to begin. The order of the checks is the contract's
-// (README.md, "The contract", /auth/callback).
-import type { Config } from '../config.js'
+// (docs/reference/http-api.md, "Routes", /auth/callback).
+import type { Config } from '../config/config.js'
 import type { AuthorizationServers } from '../oauth/authorization-server.js'
 import type { LoginTransaction, LoginTransactions } from './login-transactions.js'
 import { completeSignIn, LoginReplayedError, type CompletedSignIn, type SignInParts } from './sign-in.js'

@@ -1,6 +1,6 @@
 // The two halves of the authorization-code flow, free of HTTP framework code: starting a sign-in
 // (transaction + authorization URL) and completing it (code exchange, user/info, new grant).
-import type { Config } from '../config.js'
+import type { Config } from '../config/config.js'
 import type { AuthorizationServers } from '../oauth/authorization-server.js'
 import { buildAuthorizationUrl, codeChallengeOf, exchangeCode, newCodeVerifier } from '../oauth/authorization-server.js'
 import type { LoginTransaction, LoginTransactions, StartedLogin } from './login-transactions.js'
@@ -94,7 +94,7 @@ export async function completeSignIn (parts: SignInParts, transaction: LoginTran
     ...(requestId === undefined ? {} : { requestId })
   }))
   if (!await parts.claim()) throw new LoginReplayedError()
-  // Granted scopes come from the token response, else the request (README.md, "The contract").
+  // Granted scopes come from the token response, else the request (docs/reference/http-api.md).
   const scopes = tokens.grantedScopes ?? transaction.scopes
   let user: UserInfo = { userId: tokens.userId, name: undefined, email: undefined, scopes: undefined }
   try {

@@ -1,7 +1,8 @@
-// The spans of media-bff's own operations (README.md, "Tracing and request ids"), through
-// @opentelemetry/api alone. With tracing off no SDK is loaded (src/tracing/sdk.ts) and every call
-// here is the API's no-op. Attributes say what an operator needs to follow an operation: tenant,
-// outcome, the ids of uploads and webhooks; never a token, code, cookie, secret or signature.
+// The spans of media-bff's own operations (docs/guide/operate.md, "Tracing and request ids"),
+// through @opentelemetry/api alone. With tracing off no SDK is loaded (src/tracing/sdk.ts) and
+// every call here is the API's no-op. Attributes say what an operator needs to follow an operation:
+// tenant, outcome, the ids of uploads and webhooks; never a token, code, cookie, secret or
+// signature.
 import { context, propagation, ROOT_CONTEXT, SpanStatusCode, trace, type Attributes, type Span, type SpanContext } from '@opentelemetry/api'
 import { version } from '../version.js'
 

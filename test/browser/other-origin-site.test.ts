@@ -1,8 +1,8 @@
 // A website on another origin adopts media-bff: `npm start`'s server (dist/src/dev.js: media-bff
 // and the emulator), a page on another local port that imports the browser module from
 // media-bff, signs in, is asked for the upload permission, and uploads, in real Chromium. The
-// page's script is the README's example (test/browser/examples/site.js), with media-bff's
-// address put in for the example's.
+// page's script is the example of docs/guide/integrate.md ("An example on another origin",
+// test/browser/examples/site.js), with media-bff's address put in for the example's.
 import { spawn } from 'node:child_process'
 import { createServer } from 'node:http'
 import { readFile } from 'node:fs/promises'
@@ -38,7 +38,7 @@ t.test('a page on another port imports the module from media-bff, signs in and u
   t.teardown(async () => { await stopChild(bff, 'SIGKILL') })
   await waitForOutput(bff, (out) => out.includes('media-bff demo is running'), 60_000)
 
-  // The website: its page and the README's script, on an origin of its own.
+  // The website: its page and the guide's script, on an origin of its own.
   const script = (await readFile(new URL('./examples/site.js', import.meta.url), 'utf8')).replaceAll(EXAMPLE_ORIGIN, bffUrl)
   const page = await readFile(new URL('./examples/site.html', import.meta.url), 'utf8')
   const site = createServer((request, response) => {

@@ -1,5 +1,6 @@
 // Bad input for the sign-in routes: /auth/login (JSON errors), /auth/callback (a human page or a
-// redirect back with auth_error, README.md ("The contract")), /auth/session and /auth/logout.
+// redirect back with auth_error: docs/reference/http-api.md, "Routes"), /auth/session and
+// /auth/logout.
 import { TEST_SESSION_SECRET } from '../helpers/bff.js'
 import { onServer } from '../helpers/sign-in.js'
 import type { HttpResponse } from '../helpers/http-client.js'
@@ -24,8 +25,9 @@ export const loginCases: BadInputCase[] = [
   loginQuery('overlong UTF-8 slash in return_to', returnTo('/%C0%AF%C0%AFevil.example')),
   loginQuery('invalid percent-encoding in the query', 'return_to=%E0%A4%A'),
   loginQuery('a lone % in return_to', 'return_to=/%'),
-  // U+202E and its encoded form: a bidi control is a control character (README.md, "The contract": return_to
-  // never holds control characters); it can make a path read backwards wherever it is shown.
+  // U+202E and its encoded form: a bidi control is a control character (docs/reference/http-api.md,
+  // "Routes": return_to never holds control characters); it can make a path read backwards wherever
+  // it is shown.
   loginQuery('RTL override in return_to', returnTo('/\u202Emoc.elpmaxe-live')),
   loginQuery('%-encoded RTL override in return_to', returnTo('/%E2%80%AEmoc.elpmaxe-live')),
   // Characters beyond Latin-1 are fine in a path but must reach the Location header encoded.

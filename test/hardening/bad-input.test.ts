@@ -1,6 +1,6 @@
 // Hardening: malformed, hostile and out-of-range input on every route. Each row of the table
-// states its documented answer (README.md, "The contract"); after every row /healthz must answer and a
-// signed-in session must still work, and no secret may reach the logs.
+// states its documented answer (docs/reference/http-api.md); after every row /healthz must answer
+// and a signed-in session must still work, and no secret may reach the logs.
 import t, { type Test } from 'tap'
 import { contractProblems, describeExpectation } from './contract.js'
 import { ROUTES, type BadInputCase, type Route } from './bad-input-case.js'

@@ -1,6 +1,6 @@
-// What README.md ("The contract") says an answer must look like, as one checker the hardening suites
-// share: it returns the ways an answer breaks the contract (empty when it keeps it), so a table
-// case can report all of them at once.
+// What docs/reference/http-api.md says an answer must look like, as one checker the hardening
+// suites share: it returns the ways an answer breaks the contract (empty when it keeps it), so a
+// table case can report all of them at once.
 import type { HttpResponse } from '../helpers/http-client.js'
 
 export type Expectation =

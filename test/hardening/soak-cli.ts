@@ -1,4 +1,4 @@
-// `npm run soak`: the long soak, printed as markdown for the README's reliability section.
+// `npm run soak`: the long soak, printed as markdown for docs/guide/operate.md, "Reliability".
 //   npm run soak -- --duration 5m --sessions 200 --replicas 2 --ttl 3 --think 750
 // Exits 1 when a check fails.
 import { parseArgs } from 'node:util'

@@ -1,5 +1,5 @@
-// What a soak measured, what it must satisfy, and its markdown summary (for the README's
-// reliability section and `npm run soak`).
+// What a soak measured, what it must satisfy, and its markdown summary (for docs/guide/operate.md,
+// "Reliability", and `npm run soak`).
 
 export interface ReplicaMemory {
   name: string

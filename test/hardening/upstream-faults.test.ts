@@ -42,7 +42,8 @@ const apiFaults: ApiFault[] = [
   { name: 'finish drops the connection', route: 'finish', fault: { endpoint: 'finish', drop: true }, expect: badGateway },
   { name: 'finish answers malformed JSON', route: 'finish', fault: { endpoint: 'finish', malformed: true }, expect: badGateway },
   { name: 'every endpoint slower than UPSTREAM_TIMEOUT_MS', route: 'register', fault: { endpoint: '*', delayMs: SLOW_MS }, expect: timeout },
-  // Refresh failures keep the grant (README.md, "The contract"): 503 with Retry-After, never a sign-out.
+  // Refresh failures keep the grant (docs/reference/http-api.md, "Errors"): 503 with Retry-After,
+  // never a sign-out.
   { name: 'token endpoint answers 500 during refresh', route: 'register', expired: true, fault: { endpoint: 'token', failStatus: 500 }, expect: unavailable },
   { name: 'token endpoint answers 503 during refresh', route: 'finish', expired: true, fault: { endpoint: 'token', failStatus: 503 }, expect: unavailable },
   { name: 'token endpoint drops the connection during refresh', route: 'finish', expired: true, fault: { endpoint: 'token', drop: true }, expect: unavailable },

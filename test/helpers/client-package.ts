@@ -1,8 +1,9 @@
 // The browser module as a site with a bundler gets it: `npm run pack:client` (its tarball, into a
-// folder of the test's own), then `npm install <tarball>` into a project of its own, as the
-// README says. The project lies under test-artifacts/ (git-ignored), so that above its own
-// node_modules the checkout's are reachable, as a site's other dependencies would be (the UI
-// frameworks, TypeScript's types of Svelte and Vue). Removed at the test's teardown.
+// folder of the test's own), then `npm install <tarball>` into a project of its own, as
+// docs/guide/integrate.md ("Installing the browser module") says. The project lies under
+// test-artifacts/ (git-ignored), so that above its own node_modules the checkout's are reachable,
+// as a site's other dependencies would be (the UI frameworks, TypeScript's types of Svelte and
+// Vue). Removed at the test's teardown.
 import { execFile } from 'node:child_process'
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'

@@ -1,6 +1,6 @@
-// A webhook as the media service signs it (README.md, "Live updates"): a fresh timestamp and
-// token, the HMAC of both with the endpoint's key, and a new id unless one is given (a retry
-// keeps its id).
+// A webhook as the media service signs it (docs/reference/http-api.md, "Live updates"): a fresh
+// timestamp and token, the HMAC of both with the endpoint's key, and a new id unless one is given
+// (a retry keeps its id).
 import { randomUUID } from 'node:crypto'
 import { signatureOf } from '../../src/webhooks/webhook-signature.js'
 

@@ -1,7 +1,8 @@
-// Request ids (README.md, "Tracing and request ids"): the X-Request-Id of a proxy in TRUST_PROXY is
-// kept, anyone else's is replaced by one made here, and either way the id is answered, logged as
-// reqId and sent on with every call made for the request: to the token endpoint, the API, the
-// relay, and a webhook's follow-up, which runs after the webhook was answered.
+// Request ids (docs/guide/operate.md, "Tracing and request ids"): the X-Request-Id of a proxy in
+// TRUST_PROXY is kept, anyone else's is replaced by one made here, and either way the id is
+// answered, logged as reqId and sent on with every call made for the request: to the token
+// endpoint, the API, the relay, and a webhook's follow-up, which runs after the webhook was
+// answered.
 import t from 'tap'
 import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'

@@ -1,7 +1,7 @@
 // No token, code, cookie, secret or signature in any exported span, whatever the traffic
-// (README.md, "Tracing and request ids"): fast-check makes up runs of real flows against
-// media-bff with tracing on (sign-ins with the emulator's random codes and tokens, forged and
-// refused callbacks with made-up codes and states, registrations handing out signed upload
+// (docs/guide/operate.md, "Tracing and request ids"): fast-check makes up runs of real flows
+// against media-bff with tracing on (sign-ins with the emulator's random codes and tokens, forged
+// and refused callbacks with made-up codes and states, registrations handing out signed upload
 // URLs, finishes, relayed calls with secrets in their query, refreshes, signed and forged
 // webhooks, requests carrying made-up Bearer tokens and cookies), and every span the OTLP
 // receiver got (names, attributes, events, links, status, resource) and every log line is

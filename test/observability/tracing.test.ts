@@ -1,6 +1,6 @@
-// OpenTelemetry tracing (README.md, "Tracing and request ids"), as an operator switches it on:
-// media-bff's production entry with the standard variables pointing at a real OTLP receiver, in
-// both protocols. A traceparent a trusted proxy sends is joined (anyone else's starts a trace of
+// OpenTelemetry tracing (docs/guide/operate.md, "Tracing and request ids"), as an operator switches
+// it on: media-bff's production entry with the standard variables pointing at a real OTLP receiver,
+// in both protocols. A traceparent a trusted proxy sends is joined (anyone else's starts a trace of
 // its own, and forces no sampling), the calls to the media service
 // and its token endpoint are client spans carrying the trace on (the emulator sees it), the
 // operations that matter are spans of their own with their outcome, log lines name the trace,

@@ -1,8 +1,9 @@
 // The alerting rules and the dashboard that ship in docker/, checked without a running media-bff:
 // promtool checks the rules, runs their unit tests (docker/prometheus/alerts.test.yml) and checks
 // the example configuration; every alert carries what an operator needs, is unit-tested both
-// firing and quiet, and has its row in the README; the outcomes and reasons the rules and the
-// dashboard match are ones media-bff's code writes; the dashboard is importable as it is.
+// firing and quiet, and has its row in the operations guide (docs/guide/operate.md); the outcomes
+// and reasons the rules and the dashboard match are ones media-bff's code writes; the dashboard
+// is importable as it is.
 // test/production/prometheus-stack.test.ts runs them against a real scrape.
 import { spawnSync } from 'node:child_process'
 import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
@@ -18,8 +19,10 @@ import { selectorsOf } from './promql.js'
 const promtool = requireProgram('promtool')
 const rules = await readAlertRules()
 const dashboard = await readDashboard()
-const readme = await readFile(join(repoRoot, 'README.md'), 'utf8')
-const RUNBOOK = 'README.md#alerts-and-dashboard'
+const GUIDE = 'docs/guide/operate.md'
+const guide = await readFile(join(repoRoot, GUIDE), 'utf8')
+// The guide's section with the alerts' table: its heading's anchor on the docs site.
+const RUNBOOK = `${GUIDE}#alerts-and-dashboard`
 
 /** promtool's exit code and everything it printed. */
 const runPromtool = (args: string[], cwd: string): { status: number | null, output: string } => {
@@ -84,12 +87,12 @@ t.test('every alert says how urgent it is, what happened and where its first ste
     t.ok((rule.annotations?.description ?? '').length >= 40, `${rule.alert}: a description`)
     t.equal(rule.annotations?.runbook_url, RUNBOOK, `${rule.alert}: its runbook`)
   }
-  t.match(readme, /^### Alerts and dashboard$/m, 'the section the runbook links to')
+  t.match(guide, /^## Alerts and dashboard$/m, 'the section the runbook links to')
 })
 
-t.test('the README explains each alert, and no other', async (t) => {
-  const start = readme.indexOf('### Alerts and dashboard')
-  const section = readme.slice(start, readme.indexOf('\n#', start + 1))
+t.test('the operations guide explains each alert, and no other', async (t) => {
+  const start = guide.indexOf('## Alerts and dashboard')
+  const section = guide.slice(start, guide.indexOf('\n#', start + 1))
   const rows = [...section.matchAll(/^\| `(MediaBff\w+)` \| (\w+) \| ([^|]+) \| ([^|]+) \|$/gm)]
   t.same(rows.map((row) => row[1]), rules.map((rule) => rule.alert), 'one row per alert, in the order of alerts.yml')
   for (const [, alert, severity, meaning, steps] of rows) {
