@@ -30,8 +30,9 @@ function securityHeaders (config: Config): OutgoingHttpHeaders {
     'origin-agent-cluster': '?1',
     // Paths may say which folder or upload someone looks at: never tell other origins.
     'referrer-policy': 'same-origin',
-    // HSTS only means something over https.
-    ...(config.session.secureCookie ? { 'strict-transport-security': 'max-age=31536000; includeSubDomains' } : {}),
+    // HSTS only means something over https; includeSubDomains only when asked for, since on a
+    // shared origin this header speaks for the whole site.
+    ...(config.session.secureCookie ? { 'strict-transport-security': `max-age=31536000${config.hstsIncludeSubdomains ? '; includeSubDomains' : ''}` } : {}),
     'x-content-type-options': 'nosniff',
     // No DNS look-ups ahead of clicks on links from the service's answers.
     'x-dns-prefetch-control': 'off',

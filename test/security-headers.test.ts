@@ -50,14 +50,22 @@ t.test('plain http (the local demo): every header on JSON answers, errors and th
   t.same(securityHeadersOf(refused.headers), { ...FIXED, 'content-security-policy': csp("'self' https: http:") }, 'a refusal too')
 })
 
-t.test('https behind a trusted proxy: HSTS, and connect-src pinned to UPLOAD_ALLOWED_HOSTS', async (t) => {
+t.test('https behind a trusted proxy: HSTS for this host alone, and connect-src pinned to UPLOAD_ALLOWED_HOSTS', async (t) => {
   const stack = await startStack({ env: { TRUST_PROXY: '127.0.0.1', UPLOAD_ALLOWED_HOSTS: 'upload.media.example,upload2.media.example:8443' }, publicUrl: 'https://bff.example' })
   t.teardown(stack.close)
   const answer = await stack.bff.browser({ 'x-forwarded-proto': 'https' }).get('/healthz')
   t.same(securityHeadersOf(answer.headers), {
     ...FIXED,
-    'strict-transport-security': 'max-age=31536000; includeSubDomains',
+    // No includeSubDomains unless asked: on a shared origin it would speak for the whole site.
+    'strict-transport-security': 'max-age=31536000',
     // The emulator's tenant is still plain http, hence http:.
     'content-security-policy': csp("'self' https://upload.media.example https://upload2.media.example:8443 http:")
   })
+})
+
+t.test('HSTS_INCLUDE_SUBDOMAINS=on: the site\'s subdomains bound to https too', async (t) => {
+  const stack = await startStack({ env: { TRUST_PROXY: '127.0.0.1', HSTS_INCLUDE_SUBDOMAINS: 'on' }, publicUrl: 'https://bff.example' })
+  t.teardown(stack.close)
+  const answer = await stack.bff.browser({ 'x-forwarded-proto': 'https' }).get('/healthz')
+  t.equal(answer.headers['strict-transport-security'], 'max-age=31536000; includeSubDomains')
 })

@@ -38,6 +38,8 @@ export interface Config extends Limits {
   tracing: TracingConfig
   /** CIDRs / addresses of the reverse proxies whose X-Forwarded-* headers are believed. */
   trustProxy: string[]
+  /** Strict-Transport-Security over https says includeSubDomains (HSTS_INCLUDE_SUBDOMAINS). */
+  hstsIncludeSubdomains: boolean
   /** Origins allowed to call state-changing routes (PUBLIC_URL's origin is always allowed). */
   allowedOrigins: string[]
   tenants: ReadonlyMap<string, Tenant>
@@ -108,6 +110,7 @@ export function readConfig (env: Env = process.env, sources: ConfigSources = {})
     logLevel: read.choice('LOG_LEVEL', (level) => level.toLowerCase()),
     tracing: readTracing(read),
     trustProxy: readTrustProxy(read, production),
+    hstsIncludeSubdomains: read.boolean('HSTS_INCLUDE_SUBDOMAINS'),
     allowedOrigins: readAllowedOrigins(read, address, production),
     tenants: service.tenants,
     defaultTenant: service.defaultTenant,

@@ -2,7 +2,7 @@
 // (single, Sentinel or Cluster, over TLS with a private CA if need be).
 import { readFileSync } from 'node:fs'
 import type { DeclaredReader } from './declared-reader.js'
-import { parseRedisUrl, RedisUrlError } from '../store/redis-url.js'
+import { parseRedisUrl, passwordOf, RedisUrlError, withPassword } from '../store/redis-url.js'
 
 export interface StoreSettings {
   redisUrl: string | undefined
@@ -14,21 +14,41 @@ export interface StoreSettings {
 }
 
 export function readStoreSettings (read: DeclaredReader): StoreSettings {
-  const redisUrl = read.raw('REDIS_URL')
-  if (redisUrl !== undefined) {
-    // The client's own parser: what passes here is what the store will connect with.
-    try {
-      parseRedisUrl(redisUrl)
-    } catch (error) {
-      if (!(error instanceof RedisUrlError)) throw error
-      read.problem('REDIS_URL', error.message)
-    }
-  }
+  const redisUrl = readRedisUrl(read)
   return {
     redisUrl,
     redisKeyPrefix: read.string('REDIS_KEY_PREFIX'),
     memoryMaxSessions: read.integer('MEMORY_MAX_SESSIONS'),
     redisTlsCa: readRedisTlsCa(read, redisUrl)
+  }
+}
+
+/**
+ * REDIS_URL, with REDIS_PASSWORD put in: a Redis whose password is a secret of its own (a
+ * Kubernetes Secret of one key, say) while its address is plain configuration.
+ */
+function readRedisUrl (read: DeclaredReader): string | undefined {
+  const url = read.raw('REDIS_URL')
+  const password = read.raw('REDIS_PASSWORD')
+  if (url === undefined) {
+    if (password !== undefined) read.problem('REDIS_PASSWORD', 'is only used with REDIS_URL')
+    return undefined
+  }
+  // The client's own parser: what passes here is what the store will connect with.
+  try {
+    parseRedisUrl(url)
+    if (password === undefined) return url
+    if (passwordOf(url) !== undefined) {
+      read.problem('REDIS_PASSWORD', 'is set and REDIS_URL carries a password too: keep one of them')
+      return url
+    }
+    const combined = withPassword(url, password)
+    parseRedisUrl(combined)
+    return combined
+  } catch (error) {
+    if (!(error instanceof RedisUrlError)) throw error
+    read.problem('REDIS_URL', error.message)
+    return url
   }
 }
 

@@ -91,6 +91,27 @@ export function parseRedisUrl (url: string): RedisConnectionSpec {
   return spec
 }
 
+/**
+ * The URL with REDIS_PASSWORD put in as its password (percent-encoded), for a Redis whose
+ * password is a secret of its own rather than part of the URL. The user name, if any, is kept;
+ * a URL that already carries a password is the caller's to refuse.
+ */
+/** The password a valid Redis URL carries, decoded, if any. */
+export function passwordOf (url: string): string | undefined {
+  const spec = parseRedisUrl(url)
+  if (spec.mode !== 'single') return spec.password
+  const password = new URL(url).password
+  return password === '' ? undefined : decodeURIComponent(password)
+}
+
+export function withPassword (url: string, password: string): string {
+  const match = /^([a-z+]+:\/\/)(?:([^@/?#]*)@)?(.*)$/i.exec(url)
+  if (match === null) throw new RedisUrlError('Redis URL must start with a scheme, e.g. redis://')
+  const [, scheme = '', userInfo = '', rest = ''] = match
+  const username = userInfo.split(':')[0] ?? ''
+  return `${scheme}${username}:${encodeURIComponent(password)}@${rest}`
+}
+
 function parseAddress (item: string, index: number, fallbackPort: number): RedisAddress {
   // host, host:port, [v6], [v6]:port
   const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]\s@]+))(?::(\d{1,5}))?$/.exec(item.trim())

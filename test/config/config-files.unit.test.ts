@@ -20,14 +20,15 @@ const file = async (text: string): Promise<string> => {
 }
 
 /** For each variable a file may give: a value to write, and where the configuration shows it. */
-const examples: Record<string, { value: string, seen: (config: Config) => unknown, expected: unknown }> = {
+const examples: Record<string, { value: string, seen: (config: Config) => unknown, expected: unknown, env?: Record<string, string> }> = {
   SESSION_SECRETS: { value: 'from-a-file-'.repeat(3), seen: (config) => config.session.secrets, expected: ['from-a-file-'.repeat(3)] },
   TOKEN_KEYS: { value: `file1:${Buffer.alloc(32, 3).toString('base64')}`, seen: (config) => config.tokenKeys.map((key) => key.id), expected: ['file1'] },
   OAUTH_CLIENT_SECRET: { value: 'client secret from a file', seen: (config) => config.oauth.clientSecret, expected: 'client secret from a file' },
   METRICS_TOKEN: { value: 'm'.repeat(40), seen: (config) => config.metricsToken, expected: 'm'.repeat(40) },
   OPERATOR_TOKEN: { value: 'o'.repeat(40), seen: (config) => config.operatorToken, expected: 'o'.repeat(40) },
   WEBHOOK_KEYS: { value: 'w'.repeat(20), seen: (config) => config.webhooks.keys.get('default'), expected: ['w'.repeat(20)] },
-  REDIS_URL: { value: 'redis://:pass-word@redis.internal:6379/2', seen: (config) => config.redisUrl, expected: 'redis://:pass-word@redis.internal:6379/2' }
+  REDIS_URL: { value: 'redis://:pass-word@redis.internal:6379/2', seen: (config) => config.redisUrl, expected: 'redis://:pass-word@redis.internal:6379/2' },
+  REDIS_PASSWORD: { value: 'pass-word', seen: (config) => config.redisUrl, expected: 'redis://:pass-word@redis.internal:6379/2', env: { REDIS_URL: 'redis://redis.internal:6379/2' } }
 }
 
 t.test('every secret, and REDIS_URL, may come from a file', async (t) => {
@@ -36,14 +37,14 @@ t.test('every secret, and REDIS_URL, may come from a file', async (t) => {
   for (const name of FILE_VARIABLES) {
     const example = examples[name]
     if (example === undefined) continue
-    const env: Record<string, string> = { ...valid, [`${name}_FILE`]: await file(`${example.value}\n`) }
+    const env: Record<string, string> = { ...valid, ...example.env, [`${name}_FILE`]: await file(`${example.value}\n`) }
     delete env[name]
     t.same(example.seen(loadConfig(env)), example.expected, `${name}_FILE: the file's value, without its trailing newline`)
   }
 })
 
 t.test('production starts with every secret from a file', async (t) => {
-  const env: Record<string, string> = { ...valid, NODE_ENV: 'production', UPLOAD_ALLOWED_HOSTS: 'upload.media.example' }
+  const env: Record<string, string> = { ...valid, NODE_ENV: 'production', UPLOAD_ALLOWED_HOSTS: 'upload.media.example', REDIS_URL: 'redis://redis.internal:6379/2' }
   for (const name of SECRET_VARIABLES) {
     delete env[name]
     env[`${name}_FILE`] = await file(`${examples[name]?.value ?? ''}\r\n`)

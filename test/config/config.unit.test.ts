@@ -1,6 +1,6 @@
 import t from 'tap'
 import { loadConfig } from '../../src/config/config.js'
-import { parseRedisUrl } from '../../src/store/redis-url.js'
+import { passwordOf, parseRedisUrl } from '../../src/store/redis-url.js'
 import { problemsOf, validEnv as valid } from '../helpers/config-env.js'
 
 t.test('a valid configuration loads with the documented defaults', async (t) => {
@@ -158,6 +158,18 @@ t.test('a bad REDIS_URL is reported with the parser\'s message, without the pass
   t.match(parserMessage, /master name/)
   t.same(problemsOf({ ...valid, REDIS_URL: url }), [`REDIS_URL: ${parserMessage}`])
   t.same(problemsOf({ ...valid, REDIS_URL: 'redis://:hunter2-hunter2@h:6379/cache' }), ['REDIS_URL: Redis URL: the path must be a database number, e.g. redis://redis:6379/0'])
+})
+
+t.test('REDIS_PASSWORD is put into every form of REDIS_URL, encoded, and the store\'s parser reads it back', async (t) => {
+  const password = 'p@ss:w/rd?#%'
+  for (const [url, user] of [['redis://redis:6379', undefined], ['rediss://app@cache.example:6380/2', 'app'], ['redis+sentinel://s1:26379,s2/mymaster?sentinelPassword=other', undefined], ['rediss+cluster://n1:6379,n2:6379', undefined]] as const) {
+    const combined = loadConfig({ ...valid, REDIS_URL: url, REDIS_PASSWORD: password }).redisUrl ?? ''
+    t.equal(passwordOf(combined), password, url)
+    const spec = parseRedisUrl(combined)
+    t.equal(spec.mode === 'single' ? (new URL(combined).username || undefined) : spec.username, user, `${url}: the user name kept`)
+  }
+  t.same(problemsOf({ ...valid, REDIS_URL: 'redis://:one@redis:6379', REDIS_PASSWORD: 'two' }), ['REDIS_PASSWORD: is set and REDIS_URL carries a password too: keep one of them'])
+  t.same(problemsOf({ ...valid, REDIS_PASSWORD: 'two' }), ['REDIS_PASSWORD: is only used with REDIS_URL'])
 })
 
 // NODE_ENV=production: what only the local demo may do is refused at start.

@@ -42,6 +42,7 @@ function everything (dir: string): Record<string, string> {
     ...validEnv,
     REDIS_URL: 'rediss://redis.example:6380',
     REDIS_TLS_CA_FILE: join(dir, 'ca.pem'),
+    REDIS_PASSWORD: 'a-password-of-its-own',
     OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.example:4318',
     OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
     WEBHOOK_KEYS: 'k'.repeat(16)

@@ -25,9 +25,9 @@ t.test('a misspelt, lower-case or lengthened name is named with the one meant', 
 })
 
 t.test('a name that starts as only media-bff\'s do is named, with that family', async (t) => {
-  const [found] = unknownNames(['REDIS_PASSWORD'], KNOWN_NAMES, fileOnly)
+  const [found] = unknownNames(['REDIS_HOST'], KNOWN_NAMES, fileOnly)
   t.equal(found?.meant, undefined)
-  t.match(found?.message, 'is not a variable media-bff reads (its REDIS_ variables: REDIS_URL, REDIS_KEY_PREFIX, REDIS_TLS_CA_FILE)')
+  t.match(found?.message, 'is not a variable media-bff reads (its REDIS_ variables: REDIS_URL, REDIS_PASSWORD, REDIS_KEY_PREFIX, REDIS_TLS_CA_FILE)')
   for (const name of ['RATE_LIMIT_UPLOADS_PER_HOUR', 'WEBHOOK_SECRET', 'MEDIA_BFF_ANYTHING', 'OAUTH_AUDIENCE']) t.ok(flagged(name), name)
 })
 
