@@ -69,9 +69,10 @@ export function testNginxConf (source: string, options: NginxOptions, paths: Tes
     // The packaged nginx was built with temp paths under /var/lib/nginx; keep them in the prefix.
     'client_body_temp_path', 'proxy_temp_path', 'fastcgi_temp_path', 'uwsgi_temp_path', 'scgi_temp_path'
   ].map((directive) => `$1${directive} ${file(directive.replace('_path', ''))};`).join('\n'), 'access_log')
-  // No Docker DNS here, and the replicas are plain addresses.
-  swap(/^\s*resolver .*;$\n/m, '', 'resolver')
-  swap(/^\s*server \S+ resolve .*;$\n/gm, '', 'upstream server')
+  // No Docker DNS here, and the replicas are plain addresses: docker/nginx.conf's need nginx
+  // 1.27.3 (`resolve`), nginx-same-origin.conf's are fixed addresses already, taken as they are.
+  if (/^\s*resolver /m.test(conf)) swap(/^\s*resolver .*;$\n/m, '', 'resolver')
+  swap(/^\s*server [^\s;]+:\d+ .*;$\n/gm, '', 'upstream server')
   swap(/^(\s*)zone media_bff .*;$/m, `$1zone media_bff 64k;\n${options.upstreams.map((address) => `$1server ${address} max_fails=1 fail_timeout=10s;`).join('\n')}`, 'upstream zone')
   swap(/^(\s*)listen 8080 /m, `$1listen 127.0.0.1:${paths.httpPort} `, 'http listen')
   swap(/:8443\$request_uri/, `:${paths.httpsPort}$request_uri`, 'https redirect port')
@@ -79,7 +80,7 @@ export function testNginxConf (source: string, options: NginxOptions, paths: Tes
   swap(/ssl_certificate \/etc\/nginx\/certs\/tls\.crt;/, `ssl_certificate ${options.certFile};`, 'certificate')
   swap(/ssl_certificate_key \/etc\/nginx\/certs\/tls\.key;/, `ssl_certificate_key ${options.keyFile};`, 'certificate key')
   // `http2 on;` arrived in nginx 1.25.1; older ones take it as a listen parameter.
-  if (compareVersions(paths.version, [1, 25, 1]) < 0) {
+  if (compareVersions(paths.version, [1, 25, 1]) < 0 && /^\s*http2 on;$/m.test(conf)) {
     swap(/^\s*http2 on;$\n/m, '', 'http2')
     conf = conf.replace(`listen 127.0.0.1:${paths.httpsPort} ssl `, `listen 127.0.0.1:${paths.httpsPort} ssl http2 `)
   }

@@ -8,7 +8,7 @@ import t from 'tap'
 import { loadConfig } from '../../src/config/config.js'
 import { optionsFromEnv } from '../../src/emulator/env-options.js'
 import { resolveOptions } from '../../src/emulator/options.js'
-import { productionNginxConf, testNginxConf } from '../helpers/nginx.js'
+import { nginxVersion, productionNginxConf, sameOriginNginxConf, testNginxConf } from '../helpers/nginx.js'
 import { dockerDir, parseEnvFile, readComposeFile, repoRoot, serviceEnv, type ComposeService } from './deployment-files.js'
 
 const compose = await readComposeFile()
@@ -76,6 +76,23 @@ t.test('compose.yaml: nginx runs docker/nginx.conf, which points at the replicas
   for (const directive of ['client_max_body_size 64k;', 'proxy_next_upstream error timeout;', 'proxy_set_header X-Forwarded-Proto $scheme;']) {
     t.ok(lines.has(directive), directive)
   }
+})
+
+t.test('the nginx examples say which nginx they need, and the same-origin one runs on the tests\' nginx as written', async (t) => {
+  const production = await readFile(productionNginxConf, 'utf8')
+  t.match(production, /^# Needs nginx 1\.27\.3 or later/m, 'docker/nginx.conf names its minimum (`resolve`)')
+  const sameOrigin = await readFile(sameOriginNginxConf, 'utf8')
+  t.match(sameOrigin, /^# Written for the nginx a distribution ships: 1\.18 or later/m, 'nginx-same-origin.conf names its own')
+  t.notMatch(sameOrigin, / resolve[ ;]|^\s*resolver |^\s*http2 on;/m, 'and uses nothing newer')
+  // test/browser/same-origin-site.test.ts runs it on this nginx: only addresses, ports and paths
+  // change, every other directive is the file's own.
+  const version = await nginxVersion()
+  const adapted = testNginxConf(sameOrigin, { upstreams: ['127.0.0.1:1'], certFile: 'test.crt', keyFile: 'test.key', siteRoot: 'site' }, { dir: 'prefix', httpsPort: 1, httpPort: 2, version, runAsRoot: false })
+  const swapped = /^(user|worker_processes|pid|error_log|access_log|server \S+:\d+|listen|ssl_certificate|ssl_certificate_key|return 308|root) /
+  const kept = sameOrigin.split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#') && !swapped.test(line))
+  const lines = new Set(adapted.split('\n').map((line) => line.trim()))
+  t.same(kept.filter((line) => !lines.has(line)), [], `nginx ${version.join('.')} takes every other directive unchanged`)
+  t.ok(adapted.includes('listen 127.0.0.1:1 ssl http2 default_server;'), 'http2 as the file says it')
 })
 
 t.test('compose.yaml: the replicas trust only nginx, and their environment is a valid production configuration', async (t) => {
