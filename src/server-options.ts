@@ -43,7 +43,7 @@ export const REDACTED_PATHS = [
 /**
  * How long a closing instance may take after SIGTERM (src/server.ts) before it is ended anyway:
  * in-flight requests, webhook follow-ups (10 s of it), then Redis and the pools. An orchestrator
- * must wait longer before it kills (docker/kubernetes/deployment.yaml).
+ * must wait longer before it kills (docker/kubernetes/base/deployment.yaml).
  */
 export const SHUTDOWN_GRACE_MS = 20_000
 

@@ -9,6 +9,7 @@ import { requireProgram } from '../helpers/programs.js'
 import { dockerDir } from './deployment-files.js'
 
 export const kubernetesDir = join(dockerDir, 'kubernetes')
+export const baseDir = join(kubernetesDir, 'base')
 
 type Labels = Record<string, string>
 
@@ -42,11 +43,22 @@ export interface PodSpec {
   terminationGracePeriodSeconds?: number
   securityContext?: { runAsNonRoot?: boolean, runAsUser?: number, runAsGroup?: number, fsGroup?: number, seccompProfile?: { type: string } }
   containers: Container[]
-  volumes?: Array<{ name: string, secret?: { secretName: string, defaultMode?: number, items?: Array<{ key: string, path: string }> }, emptyDir?: unknown }>
+  volumes?: Volume[]
+  topologySpreadConstraints?: Array<{ maxSkew: number, topologyKey: string, whenUnsatisfiable: string, labelSelector: { matchLabels: Labels }, matchLabelKeys?: string[] }>
+}
+
+export interface SecretItems { key: string, path: string }
+
+export interface Volume {
+  name: string
+  secret?: { secretName: string, defaultMode?: number, items?: SecretItems[] }
+  projected?: { defaultMode?: number, sources: Array<{ secret?: { name: string, items?: SecretItems[] } }> }
+  configMap?: { name: string }
+  emptyDir?: { medium?: string }
 }
 
 export interface DeploymentSpec {
-  replicas: number
+  replicas?: number
   selector: { matchLabels: Labels }
   strategy?: { type: string, rollingUpdate?: { maxUnavailable?: number | string, maxSurge?: number | string } }
   template: { metadata: { labels: Labels }, spec: PodSpec }
@@ -58,10 +70,39 @@ export interface IngressSpec {
   rules: Array<{ host: string, http: { paths: Array<{ path: string, pathType: string, backend: { service: { name: string, port: { name?: string, number?: number } } } }> } }>
 }
 
+export interface Peer { namespaceSelector?: { matchLabels?: Labels }, podSelector?: { matchLabels: Labels }, ipBlock?: { cidr: string, except?: string[] } }
+
 export interface NetworkPolicySpec {
   podSelector: { matchLabels: Labels }
   policyTypes: string[]
-  ingress: Array<{ from: Array<{ namespaceSelector?: { matchLabels: Labels }, podSelector?: { matchLabels: Labels } }>, ports: Array<{ port: string | number }> }>
+  ingress?: Array<{ from: Peer[], ports: Array<{ port: string | number, protocol?: string }> }>
+  egress?: Array<{ to: Peer[], ports: Array<{ port: string | number, protocol?: string }> }>
+}
+
+export interface HTTPRouteSpec {
+  parentRefs: Array<{ name: string, namespace?: string, sectionName?: string }>
+  hostnames: string[]
+  rules: Array<{
+    matches?: Array<{ path?: { type: 'Exact' | 'PathPrefix', value: string } }>
+    timeouts?: { request?: string, backendRequest?: string }
+    backendRefs?: Array<{ name: string, port: number }>
+    filters?: unknown[]
+  }>
+}
+
+/** Whether a Gateway API path match takes this path (PathPrefix matches whole segments). */
+export function routeMatches (match: { type: 'Exact' | 'PathPrefix', value: string }, path: string): boolean {
+  if (match.type === 'Exact') return path === match.value
+  const prefix = match.value.replace(/\/$/, '')
+  return prefix === '' || path === prefix || path.startsWith(`${prefix}/`)
+}
+
+/** A Gateway API duration (1h2m3s, 500ms, 0s) in milliseconds. */
+export function durationMs (duration: string): number {
+  let total = 0
+  const unitMs: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 }
+  for (const [, amount = '0', unit = ''] of duration.matchAll(/(\d+)(ms|h|m|s)/g)) total += Number(amount) * (unitMs[unit] ?? Number.NaN)
+  return total
 }
 
 const run = promisify(execFile)
@@ -70,16 +111,20 @@ const run = promisify(execFile)
 export const kubectl = requireProgram('kubectl')
 
 /**
- * Whether this kubectl embeds kustomize 2 (kubectl 1.20 and older, Debian's kubernetes-client),
- * which names a directory among the resources `bases` and JSON patches `patchesJson6902`.
+ * The components and `patches` of docker/kubernetes/ need the kustomize of kubectl 1.21 or later
+ * (Debian's kubernetes-client is 1.20): said once, with what to do, rather than as a kustomize
+ * error about an unknown field.
  */
-export async function kustomizeTwo (): Promise<boolean> {
+const kustomizeReady = (async () => {
   const { stdout } = await run(kubectl, ['version', '--client', '-o', 'json'])
   const { clientVersion } = JSON.parse(stdout) as { clientVersion: { major: string, minor: string } }
-  return Number(clientVersion.major) === 1 && Number.parseInt(clientVersion.minor, 10) < 21
-}
+  if (Number(clientVersion.major) === 1 && Number.parseInt(clientVersion.minor, 10) < 21) {
+    throw new Error(`${kubectl} is kubectl 1.${clientVersion.minor}; docker/kubernetes/ needs 1.21 or later (kustomize components): install Kubernetes's own kubectl package (https://kubernetes.io/docs/tasks/tools/install-kubectl-linux/) and run the tests again`)
+  }
+})()
 
 export async function render (dir: string): Promise<Manifest[]> {
+  await kustomizeReady
   const { stdout } = await run(kubectl, ['kustomize', dir])
   return parseAllDocuments(stdout).map((document) => document.toJS() as Manifest)
 }

@@ -47,3 +47,15 @@ if (plan.action === 'install') {
     process.exit(1)
   }
 }
+
+// docker/kubernetes/ uses kustomize components, which kubectl has from 1.21; Debian's
+// kubernetes-client (the fallback above) is 1.20. Said here, with what to do, before any test runs.
+const kubectl = findProgram('kubectl')
+if (kubectl !== undefined) {
+  const version = spawnSync(kubectl, ['version', '--client', '-o', 'json'], { encoding: 'utf8' })
+  const minor = Number.parseInt((JSON.parse(version.stdout || '{}') as { clientVersion?: { minor?: string } }).clientVersion?.minor ?? '0', 10)
+  if (minor < 21) {
+    process.stderr.write(`npm test: ${kubectl} is kubectl 1.${minor}; docker/kubernetes/ needs 1.21 or later. Install Kubernetes's own package (https://kubernetes.io/docs/tasks/tools/install-kubectl-linux/), e.g. as root: apt-get remove -y kubernetes-client && curl -fsSLo /usr/local/bin/kubectl "https://dl.k8s.io/release/$(curl -fsSL https://dl.k8s.io/release/stable.txt)/bin/linux/amd64/kubectl" && chmod +x /usr/local/bin/kubectl\n`)
+    process.exit(1)
+  }
+}
