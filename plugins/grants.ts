@@ -22,6 +22,14 @@ declare module 'fastify' {
      */
     scopes?: readonly string[]
   }
+  interface FastifyInstance {
+    /**
+     * What a sign-in may ask for (`scope=` on /auth/login): OAUTH_SCOPES and every scope a route
+     * declares (`config: { scopes }`), gathered as the routes are registered, so a route with a
+     * new scope needs no second table and its reauthorize_url is always one /auth/login takes.
+     */
+    requestableScopes: ReadonlySet<string>
+  }
   interface FastifyRequest {
     /** Set once the route's `scopes` are checked; see Access. */
     access: Access | undefined
@@ -37,10 +45,13 @@ export default fp(async (app) => {
   }
 
   app.decorateRequest('access', undefined)
+  const requestable = new Set(config.oauth.scopes)
+  app.decorate('requestableScopes', requestable)
   app.addHook('onRoute', (route) => {
     const required = route.config?.scopes
     if (required === undefined) return
-    guardRoute(route, 'preHandler', (request, reply, done) => { giveAccess(request, reply, required).then(() => { done() }, done) })
+    for (const scope of required) requestable.add(scope)
+    guardRoute(route, 'scopes', 'preHandler', (request, reply, done) => { giveAccess(request, reply, required).then(() => { done() }, done) })
   })
 
   /** Checks the signed-in session's grant against the scopes, and sets request.access. */

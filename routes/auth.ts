@@ -15,7 +15,6 @@ import { StoreUnavailableError } from '../src/store/key-value-store.js'
 import type { Grant } from '../src/grants/grant-store.js'
 import { ErrorBody, SESSION_IF_ANY } from './schemas.js'
 import { SessionState, SignedInSession, SignedOut } from '../src/contract/index.js'
-import { ROUTE_SCOPES } from './route-scopes.js'
 
 const LoginQuery = Type.Object({
   return_to: Type.Optional(Type.String({ maxLength: MAX_RETURN_TO_LENGTH })),
@@ -42,8 +41,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const cookieOptions = { httpOnly: true, secure: config.session.secureCookie, sameSite: 'lax' as const, path: '/' }
   // A login cookie lives exactly as long as the sign-in it carries (LOGIN_TIMEOUT).
   const loginCookieMaxAgeS = Math.max(1, Math.ceil(config.session.loginTimeoutMs / 1000))
-  // What a sign-in may ask for: OAUTH_SCOPES and the scopes the routes require.
-  const requestableScopes: ReadonlySet<string> = new Set([...config.oauth.scopes, ...ROUTE_SCOPES])
+  // What a sign-in may ask for: OAUTH_SCOPES and the scopes the routes declare (plugins/grants.ts),
+  // complete once every route is registered, before the first request.
+  const requestableScopes = app.requestableScopes
 
   app.get('/auth/login', {
     schema: { tags: ['auth'], operationId: 'startSignIn', summary: 'Start a sign-in (browser navigation)', security: SESSION_IF_ANY, querystring: LoginQuery, response: { 400: ErrorBody, 429: ErrorBody, 503: ErrorBody } },

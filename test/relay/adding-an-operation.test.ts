@@ -6,6 +6,7 @@
 // the operation's name, which is enough to see the call made.)
 import t from 'tap'
 import { RELAY_OPERATIONS, type RelayOperation } from '../../src/relay/operations.js'
+import { buildApp } from '../../src/app.js'
 import { build } from '../helpers/build.js'
 import { loadedExtension } from '../helpers/loaded-as.js'
 
@@ -48,4 +49,23 @@ t.test('one row in the table: a new operation with its scope, validation, token 
 
   const docs = await stack.inject({ method: 'GET', url: '/docs' })
   t.equal(docs.json().paths['/api/playlists/{playlist_id}']?.get?.operationId, 'getPlaylist', 'in the API description, by its name')
+})
+
+t.test('a route with a scope of its own, in no table: its reauthorize_url is one /auth/login takes', async (t) => {
+  // A route as a newcomer would add one, beside the others: its scope declared on it, nowhere else.
+  const withArchive: typeof buildApp = async (...args) => {
+    const app = await buildApp(...args)
+    app.get('/archive', { config: { scopes: ['archive'] } }, async () => ({ ok: true }))
+    return app
+  }
+  const stack = await build(t, { buildApp: withArchive })
+  const alice = await stack.signedIn('alice')
+  const refused = await alice.get('/archive')
+  t.equal(refused.status, 403, 'the route\'s scope is checked')
+  const reauthorize = String(refused.json().reauthorize_url)
+  t.match(reauthorize, /[?&]scope=[^&]*archive/, 'the link asks for it')
+  const login = await alice.navigate(reauthorize)
+  t.equal(login.status, 302, 'and /auth/login takes it: the scopes a sign-in may ask for are the routes\'')
+  t.match(new URL(login.location ?? '').searchParams.get('scope'), /\barchive\b/, 'on to the authorization server')
+  t.equal((await alice.navigate('/auth/login?scope=unheard-of')).status, 400, 'a scope no route declares and OAUTH_SCOPES lacks is still refused')
 })
