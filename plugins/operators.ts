@@ -8,7 +8,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyRequest } from 'fastify'
 import { bearerTokenCheck } from '../src/bearer-token.js'
-import { guardRoute } from './route-guards.js'
+import { guardRoute, leaveOpen } from './route-guards.js'
 
 export type OperatorToken = 'metrics' | 'lever'
 
@@ -36,10 +36,14 @@ export default fp(async (app) => {
   app.addHook('onRoute', (route) => {
     const which = route.config?.operators
     if (which === undefined) return
+    if (!Object.hasOwn(checks, which)) return
     const allowed = checks[which]
     // No METRICS_TOKEN: what operators read is open (the lever's routes are not even registered).
-    if (allowed === undefined && which === 'metrics') return
-    guardRoute(route, 'onRequest', (request, reply, done) => {
+    if (allowed === undefined && which === 'metrics') {
+      leaveOpen(route, 'operators')
+      return
+    }
+    guardRoute(route, 'operators', 'onRequest', (request, reply, done) => {
       if (allowed?.(request.headers.authorization) === true) {
         done()
         return

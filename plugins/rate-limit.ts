@@ -106,8 +106,10 @@ export default fp(async (app) => {
   app.addHook('onRoute', (route) => {
     const name = route.config?.limit
     if (name === undefined) return
+    // Not in the table: left unhandled, so plugins/route-guards.ts stops the start naming it.
+    if (!Object.hasOwn(limits, name)) return
     const limit = limits[name]
-    guardRoute(route, 'onRequest', (request, reply, done) => { limit.call(app, request, reply).then(() => { done() }, done) })
+    guardRoute(route, 'limit', 'onRequest', (request, reply, done) => { limit.call(app, request, reply).then(() => { done() }, done) })
   })
 }, { name: 'rate-limit', dependencies: ['config', 'stores', 'session'] })
 

@@ -21,6 +21,7 @@ import csrfPlugin from '../plugins/csrf.js'
 import errorsPlugin from '../plugins/errors.js'
 import closingPlugin from '../plugins/closing.js'
 import requestIdPlugin from '../plugins/request-id.js'
+import routeGuardsPlugin from '../plugins/route-guards.js'
 import mediaPlugin from '../plugins/media.js'
 import grantsPlugin from '../plugins/grants.js'
 import rateLimitPlugin from '../plugins/rate-limit.js'
@@ -56,6 +57,9 @@ export const app = fp(async (fastify: FastifyInstance, { config, clock }: AppOpt
   // Next, and synchronous too: whether a request arrived before the close began must be decided
   // when it arrives, not after the session and other async hooks have run.
   await fastify.register(closingPlugin)
+  // Before every plugin with routes or guards: at ready it refuses a route whose declared guard
+  // (limit, scopes, operators) no plugin attached.
+  await fastify.register(routeGuardsPlugin)
   // Before every plugin with routes: it attaches the operators' guard to the routes that ask for
   // it as they are registered (/metrics and /docs among the first).
   await fastify.register(operatorsPlugin)

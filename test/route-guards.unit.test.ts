@@ -1,8 +1,12 @@
 // plugins/route-guards.ts: guards are attached to the routes that declare them, run before the
-// route's own hooks of the same kind, and in the order their plugins were registered.
+// route's own hooks of the same kind, and in the order their plugins were registered; a route
+// whose declared guard nothing attached stops the start.
 import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
-import { guardRoute } from '../plugins/route-guards.js'
+import routeGuards, { guardRoute, leaveOpen } from '../plugins/route-guards.js'
+import { buildApp } from '../src/app.js'
+import { loadConfig } from '../src/config/config.js'
+import { validEnv } from './helpers/config-env.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -15,8 +19,8 @@ function appWithGuards (ran: string[]): FastifyInstance {
   for (const name of ['first', 'second']) {
     app.addHook('onRoute', (route) => {
       if (route.config?.testGuarded !== true) return
-      guardRoute(route, 'onRequest', (_request, _reply, done) => { ran.push(`${name} onRequest`); done() })
-      guardRoute(route, 'preHandler', (_request, _reply, done) => { ran.push(`${name} preHandler`); done() })
+      guardRoute(route, 'limit', 'onRequest', (_request, _reply, done) => { ran.push(`${name} onRequest`); done() })
+      guardRoute(route, 'limit', 'preHandler', (_request, _reply, done) => { ran.push(`${name} preHandler`); done() })
     })
   }
   return app
@@ -43,7 +47,7 @@ t.test('a guard that fails ends the chain before the route\'s own hooks and hand
   const ran: string[] = []
   const app = Fastify()
   app.addHook('onRoute', (route) => {
-    if (route.config?.testGuarded === true) guardRoute(route, 'onRequest', (_request, _reply, done) => { done(Object.assign(new Error('refused'), { statusCode: 403 })) })
+    if (route.config?.testGuarded === true) guardRoute(route, 'limit', 'onRequest', (_request, _reply, done) => { done(Object.assign(new Error('refused'), { statusCode: 403 })) })
   })
   app.get('/guarded', { config: { testGuarded: true }, onRequest: (_request, _reply, done) => { ran.push('own'); done() } }, async () => {
     ran.push('handler')
@@ -51,4 +55,26 @@ t.test('a guard that fails ends the chain before the route\'s own hooks and hand
   })
   t.equal((await app.inject('/guarded')).statusCode, 403)
   t.same(ran, [])
+})
+
+t.test('a declared guard no plugin attached stops the start, naming the route; one a plugin left open on purpose does not', async (t) => {
+  const app = Fastify()
+  await app.register(routeGuards)
+  app.addHook('onRoute', (route) => {
+    if (route.config?.operators !== undefined) leaveOpen(route, 'operators')
+  })
+  app.get('/open-on-purpose', { config: { operators: 'metrics' } }, async () => ({ ok: true }))
+  app.get('/forgotten', { config: { scopes: ['upload'] } }, async () => ({ ok: true }))
+  await t.rejects(async () => { await app.ready() }, /a route would be left open:\n {2}- GET \/forgotten declares scopes \["upload"\], which no plugin attached\n/)
+})
+
+t.test('in media-bff itself: a misspelt limit stops the start instead of leaving the route unlimited', async (t) => {
+  const config = loadConfig({ ...validEnv, LOG_LEVEL: 'silent' })
+  const app = await buildApp(config, false)
+  t.teardown(async () => { await app.close() })
+  app.post('/uploads/bulk', { config: { limit: 'regsiter' as 'register', scopes: ['upload'] } }, async () => ({ ok: true }))
+  await t.rejects(async () => { await app.ready() }, /POST \/uploads\/bulk declares limit "regsiter", which no plugin attached/)
+  const sound = await buildApp(config, false)
+  t.teardown(async () => { await sound.close() })
+  await t.resolves(async () => { await sound.ready() }, 'every route media-bff has is guarded as it declares')
 })
