@@ -1,5 +1,5 @@
-// The emulator as a program: `npm run emulator` (tsx src/emulator/cli.ts) or, compiled,
-// `node dist/src/emulator/cli.js`. Configured by EMULATOR_* variables (env-options.ts); prints
+// The emulator as a program: `npm run emulator` (tsx emulator/cli.ts) or, compiled,
+// `node dist/emulator/cli.js`. Configured by EMULATOR_* variables (env-options.ts); prints
 // where it listens and the credentials to use; Ctrl-C or SIGTERM stops it cleanly (exit 0).
 import { startEmulator, type RunningEmulator } from './index.js'
 import { optionsFromEnv } from './env-options.js'

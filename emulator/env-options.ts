@@ -1,7 +1,7 @@
 // Reads the emulator's options from EMULATOR_* environment variables, with the project's one
 // environment reader (src/config/env-reader.ts), so every bad variable is named at once. Only the
 // variables that are set become options; startEmulator fills in the rest.
-import { EnvReader, type Env } from '../config/env-reader.js'
+import { EnvReader, type Env } from '../src/config/env-reader.js'
 import { isAbsoluteHttpUrl } from './http/absolute-url.js'
 import { defaultUserInputs } from './fixture-users.js'
 import { maxProcessingMs, type EmulatorOptions } from './options.js'

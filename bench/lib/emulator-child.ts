@@ -2,7 +2,7 @@
 // and it competes for the cores exactly as a separate upstream would. Tokens, counters and the
 // runtime configuration are reached through its /__emulator hooks; this starts, restarts and
 // stops it.
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js'
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../emulator/index.js'
 import { serveParent } from './child-host.js'
 
 let emulator: RunningEmulator | undefined

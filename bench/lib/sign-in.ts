@@ -2,7 +2,7 @@
 // callback (code exchange, user/info, grant, session). Many at once with a bounded pool.
 import { Browser } from '../../test/helpers/http-client.js'
 import { signIn } from '../../test/helpers/sign-in.js'
-import { defaultUserInputs, type FixtureUserInput } from '../../src/emulator/fixture-users.js'
+import { defaultUserInputs, type FixtureUserInput } from '../../emulator/fixture-users.js'
 
 /** Signs alice in and returns the Cookie header a browser would then send. */
 export async function signedInCookie (bffUrl: string): Promise<string> {

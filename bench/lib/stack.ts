@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto'
 import { freePort } from '../../test/helpers/ports.js'
 import { TEST_SESSION_SECRET } from '../../test/helpers/bff.js'
-import type { EmulatorOptions } from '../../src/emulator/index.js'
+import type { EmulatorOptions } from '../../emulator/index.js'
 import { startChild, type BenchChild } from './child.js'
 import { benchUsers } from './sign-in.js'
 

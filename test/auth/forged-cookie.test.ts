@@ -4,7 +4,7 @@
 import t from 'tap'
 import { startBff } from '../helpers/bff.js'
 import { parseSetCookie } from '../helpers/http-client.js'
-import type { RunningEmulator } from '../../src/emulator/index.js'
+import type { RunningEmulator } from '../../emulator/index.js'
 
 t.test('clearing a forged __Host- cookie carries Secure, HttpOnly and Path=/', async (t) => {
   const upstream = { baseUrl: 'http://127.0.0.1:9', clientId: 'client', clientSecret: 'secret' } as RunningEmulator

@@ -5,7 +5,7 @@ import t, { type Test } from 'tap'
 import { startStack } from '../helpers/bff.js'
 import type { HttpResponse } from '../helpers/http-client.js'
 import { signIn } from '../helpers/sign-in.js'
-import { defaultUserInputs } from '../../src/emulator/fixture-users.js'
+import { defaultUserInputs } from '../../emulator/fixture-users.js'
 
 function assertRateLimited (t: Test, answer: HttpResponse, what: string): void {
   t.equal(answer.status, 429, `${what}: 429`)

@@ -1,7 +1,7 @@
 // Several tenants, one API client and one redirect URI: ?tenant= picks one, the grant is bound
 // to it, and its calls go to that tenant's API.
 import t from 'tap'
-import { startEmulator } from '../../src/emulator/index.js'
+import { startEmulator } from '../../emulator/index.js'
 import { startBff } from '../helpers/bff.js'
 import { freePort } from '../helpers/ports.js'
 import { signIn } from '../helpers/sign-in.js'

@@ -4,7 +4,7 @@
 import type { Test } from 'tap'
 import type { BrowserContext, Page } from 'playwright-core'
 import { startStack } from '../helpers/bff.js'
-import type { EmulatorOptions } from '../../src/emulator/index.js'
+import type { EmulatorOptions } from '../../emulator/index.js'
 import { launchChromium } from '../helpers/chromium.js'
 
 export interface DemoRun {

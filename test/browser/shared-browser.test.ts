@@ -4,7 +4,7 @@
 // the same for both here (each library changed once), so a cached answer revalidated with the
 // wrong person's validator would show bob alice's folders. Each must see only their own.
 import t from 'tap'
-import { defaultUserInputs } from '../../src/emulator/fixture-users.js'
+import { defaultUserInputs } from '../../emulator/fixture-users.js'
 import { folderNames, signInAs, waitForFolder, waitForSession } from './demo-steps.js'
 import { openDemo } from './demo-run.js'
 

@@ -8,7 +8,7 @@ import t, { type Test } from 'tap'
 import { request } from 'undici'
 import { withEnvFile, withoutBlanks } from '../../src/config/env-file.js'
 import { ConfigError } from '../../src/config/config.js'
-import { startEmulator } from '../../src/emulator/index.js'
+import { startEmulator } from '../../emulator/index.js'
 import { startBffProcess } from '../helpers/processes.js'
 import { TEST_SESSION_SECRET, testTokenKey } from '../helpers/bff.js'
 

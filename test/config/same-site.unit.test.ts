@@ -8,7 +8,7 @@ import { isSameSite, siteOf } from '../../src/config/same-site.js'
 import { loadConfig } from '../../src/config/config.js'
 import { problemsOf, validEnv } from '../helpers/config-env.js'
 import { startBff } from '../helpers/bff.js'
-import type { RunningEmulator } from '../../src/emulator/index.js'
+import type { RunningEmulator } from '../../emulator/index.js'
 
 const production = { ...validEnv, NODE_ENV: 'production', UPLOAD_ALLOWED_HOSTS: 'upload.media.example' }
 

@@ -101,7 +101,7 @@ t.test('every link and anchor of every page leads to a page and an element on it
   }
   t.same(brokenLinks(site), [], 'no broken link')
   // The emulator's page includes its README rather than copying it.
-  t.match(site.pages.get('/guide/emulator'), /id="fixture-users"/, 'src/emulator/README.md is on the emulator\'s page')
+  t.match(site.pages.get('/guide/emulator'), /id="fixture-users"/, 'emulator/README.md is on the emulator\'s page')
 
   // The checker can fail: a page with a link to nowhere and an anchor that is not there.
   const planted = new Map(site.pages).set('/planted', '<a href="/guide/no-such-page">x</a> <a href="./guide/operate#no-such-anchor">y</a> <a href="guide/operate#alerts-and-dashboard">z</a>')

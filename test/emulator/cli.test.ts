@@ -1,5 +1,5 @@
-// The emulator as a program: started with `npx tsx src/emulator/cli.ts` and EMULATOR_* ports,
-// it prints its origins and credentials; the curl flow of src/emulator/README.md (register ->
+// The emulator as a program: started with `npx tsx emulator/cli.ts` and EMULATOR_* ports,
+// it prints its origins and credentials; the curl flow of emulator/README.md (register ->
 // upload -> finish with alice's private token) is run with the real curl; SIGTERM stops it with
 // exit code 0.
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
@@ -23,9 +23,9 @@ const run = promisify(execFile)
 const readmeFlow = await readReadmeFlow()
 
 async function readReadmeFlow (): Promise<string> {
-  const readme = await readFile(join(root, 'src', 'emulator', 'README.md'), 'utf8')
+  const readme = await readFile(join(root, 'emulator', 'README.md'), 'utf8')
   const block = /## Upload with curl[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1]
-  if (block === undefined) throw new Error('src/emulator/README.md has no "Upload with curl" sh block')
+  if (block === undefined) throw new Error('emulator/README.md has no "Upload with curl" sh block')
   const lines = block.split('\n')
   return lines.slice(lines.findIndex((line) => line.startsWith('REG='))).join('\n')
 }
@@ -56,11 +56,11 @@ async function startProgram (command: string, args: string[], env: Record<string
   }
 }
 
-t.test('npx tsx src/emulator/cli.ts serves the README curl flow and stops on SIGTERM', async (t) => {
+t.test('npx tsx emulator/cli.ts serves the README curl flow and stops on SIGTERM', async (t) => {
   const curl = requireProgram('curl')
   const [apiPort, uploadPort] = await ports()
   // Its own process group, so SIGTERM reaches npx and the emulator under it, as a terminal's would.
-  const started = await startProgram('npx', ['tsx', 'src/emulator/cli.ts'], {
+  const started = await startProgram('npx', ['tsx', 'emulator/cli.ts'], {
     EMULATOR_API_PORT: String(apiPort),
     EMULATOR_UPLOAD_PORT: String(uploadPort),
     EMULATOR_CLIENT_SECRET: 'cli-test-secret'
@@ -107,7 +107,7 @@ t.test('the emulator itself exits 0 on SIGTERM and on SIGINT', async (t) => {
     // node itself, with tsx as a loader: the tsx command would stand between the signal and the
     // emulator, and it kills a child that has not answered a relayed signal within 30 ms, which
     // a loaded machine can miss (exit 130 instead of the emulator's own 0).
-    const { child } = await startProgram(process.execPath, ['--import', 'tsx', 'src/emulator/cli.ts'], {
+    const { child } = await startProgram(process.execPath, ['--import', 'tsx', 'emulator/cli.ts'], {
       EMULATOR_API_PORT: String(apiPort), EMULATOR_UPLOAD_PORT: String(uploadPort)
     })
     t.teardown(async () => { await stopChild(child, 'SIGKILL') })
@@ -116,7 +116,7 @@ t.test('the emulator itself exits 0 on SIGTERM and on SIGINT', async (t) => {
 })
 
 t.test('bad EMULATOR_* variables are named and exit 1', async (t) => {
-  const child = spawn(join(root, 'node_modules', '.bin', 'tsx'), ['src/emulator/cli.ts'], {
+  const child = spawn(join(root, 'node_modules', '.bin', 'tsx'), ['emulator/cli.ts'], {
     cwd: root,
     env: { ...process.env, EMULATOR_API_PORT: 'abc', EMULATOR_ROTATE_REFRESH_TOKENS: 'maybe', EMULATOR_ACCESS_TOKEN_TTL: '-5' },
     stdio: ['ignore', 'pipe', 'pipe']
@@ -136,12 +136,12 @@ t.test('the compiled cli.js runs under plain node', async (t) => {
   // Compiles the emulator alone, with the repository's module settings, as `npm run build` would.
   await run(join(root, 'node_modules', '.bin', 'tsc'), [
     '--ignoreConfig', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--strict',
-    '--skipLibCheck', '--types', 'node', '--rootDir', root, '--outDir', out, join(root, 'src', 'emulator', 'cli.ts')
+    '--skipLibCheck', '--types', 'node', '--rootDir', root, '--outDir', out, join(root, 'emulator', 'cli.ts')
   ], { cwd: root })
   await writeFile(join(out, 'package.json'), '{ "type": "module" }\n')
   await symlink(join(root, 'node_modules'), join(out, 'node_modules'), 'dir')
   const [apiPort, uploadPort] = await ports()
-  const started = await startProgram(process.execPath, [join(out, 'src', 'emulator', 'cli.js')], {
+  const started = await startProgram(process.execPath, [join(out, 'emulator', 'cli.js')], {
     EMULATOR_API_PORT: String(apiPort), EMULATOR_UPLOAD_PORT: String(uploadPort), EMULATOR_PRIVATE_TOKENS: 'alice=alice-fixed-token'
   })
   t.teardown(async () => { await stopChild(started.child, 'SIGKILL') })

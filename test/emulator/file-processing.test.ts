@@ -3,7 +3,7 @@
 // files in processing with a processing time of ten minutes and let them go by setting it to 0,
 // so no check depends on how fast the machine is.
 import t from 'tap'
-import type { RunningEmulator } from '../../src/emulator/index.js'
+import type { RunningEmulator } from '../../emulator/index.js'
 import { apiCall, postFile, registerUpload, startTestEmulator, user } from '../helpers/emulator.js'
 import { call, libraryTokens } from './library-client.js'
 import { pollUntil } from './poll.js'

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { request } from 'undici'
-import { startEmulator } from '../../src/emulator/index.js'
+import { startEmulator } from '../../emulator/index.js'
 import { apiCall, authorizeUrl, postFile, registerUpload, signIn, startTestEmulator, tokenRequest, user } from '../helpers/emulator.js'
 
 t.test('counters over HTTP equal counters(), and reset', async (t) => {

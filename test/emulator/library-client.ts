@@ -1,6 +1,6 @@
 // Calls to the emulator's library API for the library tests: apiCall (test/helpers/emulator.ts)
 // with paths under /api/, and the tokens the library tests sign in with.
-import type { RunningEmulator } from '../../src/emulator/index.js'
+import type { RunningEmulator } from '../../emulator/index.js'
 import { apiCall, signIn, type ApiAnswer, type ApiCallOptions } from '../helpers/emulator.js'
 
 /** `path` is under /api/ unless it is a whole URL. */

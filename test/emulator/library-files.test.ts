@@ -1,7 +1,7 @@
 // The file calls of the library API: read, retitle, delete (from disk too), and who may.
 import { stat } from 'node:fs/promises'
 import t from 'tap'
-import type { RunningEmulator } from '../../src/emulator/index.js'
+import type { RunningEmulator } from '../../emulator/index.js'
 import { apiCall, errorShape, postFile, registerUpload, startTestEmulator, user } from '../helpers/emulator.js'
 import { call, libraryTokens } from './library-client.js'
 

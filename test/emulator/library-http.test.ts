@@ -2,8 +2,8 @@
 // every answer, the record of what reached /api/, and the `library` fault endpoint.
 import t from 'tap'
 import { request } from 'undici'
-import type { RunningEmulator } from '../../src/emulator/index.js'
-import { affinityCookieName } from '../../src/emulator/library/library-scope.js'
+import type { RunningEmulator } from '../../emulator/index.js'
+import { affinityCookieName } from '../../emulator/library/library-scope.js'
 import { apiCall, errorShape, postFile, startTestEmulator, user } from '../helpers/emulator.js'
 import { call, libraryTokens } from './library-client.js'
 

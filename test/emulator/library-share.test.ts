@@ -1,7 +1,7 @@
 // Sharing and oEmbed: a file's and a folder's link and embed code, share links for several
 // files, and the oEmbed description of a share URL.
 import t from 'tap'
-import type { RunningEmulator } from '../../src/emulator/index.js'
+import type { RunningEmulator } from '../../emulator/index.js'
 import { errorShape, postFile, startTestEmulator, user } from '../helpers/emulator.js'
 import { call, libraryTokens } from './library-client.js'
 

@@ -4,7 +4,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { startEmulator } from '../../src/emulator/index.js'
+import { startEmulator } from '../../emulator/index.js'
 
 const tenMinutes = 600_000
 const receiver = createServer((request, response) => {

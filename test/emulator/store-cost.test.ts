@@ -6,11 +6,11 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import { createExpiringMap, type ExpiringMapWork } from '../../src/emulator/expiring-map.js'
-import { createAuthorizationCodeStore } from '../../src/emulator/oauth/authorization-codes.js'
-import { createTokenStore } from '../../src/emulator/oauth/token-store.js'
-import { createUploadStore } from '../../src/emulator/upload/upload-store.js'
-import type { UploadOptions } from '../../src/emulator/upload/upload-options.js'
+import { createExpiringMap, type ExpiringMapWork } from '../../emulator/expiring-map.js'
+import { createAuthorizationCodeStore } from '../../emulator/oauth/authorization-codes.js'
+import { createTokenStore } from '../../emulator/oauth/token-store.js'
+import { createUploadStore } from '../../emulator/upload/upload-store.js'
+import type { UploadOptions } from '../../emulator/upload/upload-options.js'
 
 const calls = 20_000
 const stepMs = 50

@@ -2,7 +2,7 @@
 import t from 'tap'
 import { request } from 'undici'
 import { multipart } from '../helpers/multipart.js'
-import { ulidPattern } from '../../src/emulator/ulid.js'
+import { ulidPattern } from '../../emulator/ulid.js'
 import { apiCall, postFile, registerUpload, startTestEmulator, user } from '../helpers/emulator.js'
 
 t.test('the registration record points at the upload origin and the finish URL', async (t) => {

@@ -6,7 +6,7 @@ import { access, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import { createUploadStore, type ReceivedFile, type StoredFile, type UploadStore } from '../../src/emulator/upload/upload-store.js'
+import { createUploadStore, type ReceivedFile, type StoredFile, type UploadStore } from '../../emulator/upload/upload-store.js'
 
 async function setUp (t: Test): Promise<{ store: UploadStore, received: (name: string, onDisk?: boolean) => Promise<ReceivedFile> }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'emulator-upload-store-'))

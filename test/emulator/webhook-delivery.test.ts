@@ -2,7 +2,7 @@
 // endpoints only, in the documented body, signed with the endpoint's key; a failed delivery is
 // retried up to three times with the same id and a new signature; stop() ends all of it.
 import t from 'tap'
-import type { RunningEmulator } from '../../src/emulator/index.js'
+import type { RunningEmulator } from '../../emulator/index.js'
 import { apiCall, postFile, registerUpload, startTestEmulator, user } from '../helpers/emulator.js'
 import { freePort } from '../helpers/ports.js'
 import { call, libraryTokens } from './library-client.js'

@@ -2,8 +2,8 @@
 // RunningEmulator, every field checked (400 otherwise); the one-off delivery whose parts can be
 // forged or replayed; the options and EMULATOR_WEBHOOK_* variables that configure endpoints.
 import t from 'tap'
-import { optionsFromEnv } from '../../src/emulator/env-options.js'
-import { startEmulator } from '../../src/emulator/index.js'
+import { optionsFromEnv } from '../../emulator/env-options.js'
+import { startEmulator } from '../../emulator/index.js'
 import { apiCall, errorShape, startTestEmulator } from '../helpers/emulator.js'
 import { expectedSignature, signedWith, startReceiver, uuidPattern } from './webhook-receiver.js'
 

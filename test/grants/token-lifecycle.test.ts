@@ -7,7 +7,7 @@ import { startBff, startEmulatorFor, startStack, TEST_SESSION_SECRET, testTokenK
 import { freePort } from '../helpers/ports.js'
 import { signIn } from '../helpers/sign-in.js'
 import type { Browser } from '../helpers/http-client.js'
-import type { RunningEmulator } from '../../src/emulator/index.js'
+import type { RunningEmulator } from '../../emulator/index.js'
 
 const redis = await startRedis()
 t.teardown(redis.destroy)

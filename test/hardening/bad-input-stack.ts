@@ -3,8 +3,8 @@
 // signed-in users, and a ledger of every secret handed out for the log search.
 import { randomBytes } from 'node:crypto'
 import { loadConfig } from '../../src/config/config.js'
-import type { RunningEmulator } from '../../src/emulator/index.js'
-import { defaultUserInputs } from '../../src/emulator/fixture-users.js'
+import type { RunningEmulator } from '../../emulator/index.js'
+import { defaultUserInputs } from '../../emulator/fixture-users.js'
 import { bffEnv, startEmulatorFor, UNLIMITED_RATES } from '../helpers/bff.js'
 import type { Browser, HttpResponse } from '../helpers/http-client.js'
 import { freePort } from '../helpers/ports.js'

@@ -4,7 +4,7 @@
 // still signed in), and the same cookie must work once the fault is gone.
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
-import type { FaultSpec } from '../../src/emulator/index.js'
+import type { FaultSpec } from '../../emulator/index.js'
 import type { Browser, HttpResponse } from '../helpers/http-client.js'
 import { contractProblems, describeExpectation, type Expectation } from './contract.js'
 import { checkSessionKept, SLOW_MS, startFaultStack } from './fault-stack.js'

@@ -2,7 +2,7 @@
 // src/sign-in/sign-in.ts) and the token endpoint failing at the code exchange (the callback goes
 // back to the site with auth_error; a session that was already signed in is kept).
 import type { Test } from 'tap'
-import type { FaultSpec } from '../../src/emulator/index.js'
+import type { FaultSpec } from '../../emulator/index.js'
 import { consent, onServer, signIn, startLogin } from '../helpers/sign-in.js'
 import { clearsLoginCookie, contractProblems } from './contract.js'
 import { checkSessionKept, SLOW_MS, type FaultStack } from './fault-stack.js'

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { loadConfig, type Config } from '../../src/config/config.js'
 import { defaultLogger } from '../../src/server-options.js'
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js'
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../emulator/index.js'
 import { freePort } from './ports.js'
 import { Browser } from './http-client.js'
 

@@ -1,7 +1,7 @@
 // Runs an emulator in a process of its own, for tests that measure it (memory) without the test
 // runner's own allocations in the figures. Prints one JSON line with its origins and alice's
 // private token, then serves until SIGTERM.
-import { startEmulator } from '../../src/emulator/index.js'
+import { startEmulator } from '../../emulator/index.js'
 
 const emulator = await startEmulator({ apiPort: 0, uploadPort: 0 })
 const alice = emulator.users.find((user) => user.name === 'alice')

@@ -4,7 +4,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { request } from 'undici'
 import { multipart } from './multipart.js'
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js'
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../emulator/index.js'
 
 interface Teardown { teardown: (fn: () => Promise<void> | void) => void }
 

@@ -12,7 +12,7 @@ import { consent } from '../helpers/sign-in.js'
 import { uploadDirect } from '../helpers/direct-upload.js'
 import { signedWebhook } from '../helpers/webhooks.js'
 import type { HttpResponse } from '../helpers/http-client.js'
-import type { RunningEmulator } from '../../src/emulator/index.js'
+import type { RunningEmulator } from '../../emulator/index.js'
 
 const WEBHOOK_KEY = 'webhook-key-0123456789-abcdefghijkl'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/

@@ -2,7 +2,7 @@
 // a process of its own, configured by the standard OTEL_* variables alone, pointing at a real
 // OTLP receiver, in front of the emulator. Each piece is torn down in t.teardown.
 import { randomBytes } from 'node:crypto'
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js'
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../emulator/index.js'
 import { UNLIMITED_RATES } from '../helpers/bff.js'
 import { Browser } from '../helpers/http-client.js'
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js'

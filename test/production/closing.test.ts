@@ -5,7 +5,7 @@ import t from 'tap'
 import fastifyCookie from '@fastify/cookie'
 import { Client } from 'undici'
 import { startBff, TEST_SESSION_SECRET } from '../helpers/bff.js'
-import type { RunningEmulator } from '../../src/emulator/index.js'
+import type { RunningEmulator } from '../../emulator/index.js'
 
 t.test('a request whose session is loading when the close begins still gets its answer', async (t) => {
   const bff = await startBff({ baseUrl: 'http://127.0.0.1:9', clientId: 'client', clientSecret: 'secret' } as RunningEmulator)

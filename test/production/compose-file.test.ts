@@ -6,8 +6,8 @@ import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import t from 'tap'
 import { loadConfig } from '../../src/config/config.js'
-import { optionsFromEnv } from '../../src/emulator/env-options.js'
-import { resolveOptions } from '../../src/emulator/options.js'
+import { optionsFromEnv } from '../../emulator/env-options.js'
+import { resolveOptions } from '../../emulator/options.js'
 import { nginxVersion, productionNginxConf, sameOriginNginxConf, testNginxConf } from '../helpers/nginx.js'
 import { dockerDir, parseEnvFile, readComposeFile, repoRoot, serviceEnv, type ComposeService } from './deployment-files.js'
 
@@ -34,7 +34,7 @@ t.test('compose.yaml names the services of the production topology', async (t) =
     t.equal(service(name).image, 'media-bff:local', `${name}: one image for all three`)
   }
   t.same(service('media-bff-1'), service('media-bff-2'), 'the replicas are identical')
-  t.same(service('emulator').command, ['node', 'dist/src/emulator/cli.js'])
+  t.same(service('emulator').command, ['node', 'dist/emulator/cli.js'])
 
   const redis = service('redis')
   t.match(redis.image, /^redis:\d/)

@@ -32,7 +32,7 @@ async function * sourceFiles (dir: string): AsyncGenerator<string> {
 t.test('no runtime source imports the bundler', async (t) => {
   const offenders: string[] = []
   let files = 0
-  for (const dir of ['src', 'plugins', 'routes']) {
+  for (const dir of ['src', 'emulator', 'plugins', 'routes']) {
     for await (const file of sourceFiles(join(repoRoot, dir))) {
       files += 1
       const source = await readFile(file, 'utf8')

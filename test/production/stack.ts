@@ -4,7 +4,7 @@
 // as the media service. Everything started is torn down in t.teardown, even after a failure.
 import { randomBytes } from 'node:crypto'
 import { Agent, getGlobalDispatcher, setGlobalDispatcher } from 'undici'
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js'
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../emulator/index.js'
 import { UNLIMITED_RATES } from '../helpers/bff.js'
 import { Browser, type HttpResponse } from '../helpers/http-client.js'
 import { startNginx, type NginxOptions, type RunningNginx } from '../helpers/nginx.js'

@@ -6,7 +6,7 @@
 import t from 'tap'
 import { startStack } from '../helpers/bff.js'
 import { signIn } from '../helpers/sign-in.js'
-import { defaultUserInputs } from '../../src/emulator/fixture-users.js'
+import { defaultUserInputs } from '../../emulator/fixture-users.js'
 import type { Browser } from '../helpers/http-client.js'
 
 /** bob may manage too, so each can change their own library once. */

@@ -5,7 +5,7 @@ import t from 'tap'
 import { startStack } from '../helpers/bff.js'
 import { signIn } from '../helpers/sign-in.js'
 import { uploadDirect } from '../helpers/direct-upload.js'
-import { defaultUserInputs } from '../../src/emulator/fixture-users.js'
+import { defaultUserInputs } from '../../emulator/fixture-users.js'
 
 const uploadEnv = { OAUTH_SCOPES: 'basic user.info upload' }
 

@@ -3,7 +3,7 @@
 // media-bff processes (src/server.ts) on one Redis deployment (webhook-takeover-*.test.ts: single,
 // Sentinel, Cluster), the emulator's real webhooks, and the page's channel on both instances.
 import type { Test } from 'tap'
-import { startEmulator } from '../../src/emulator/index.js'
+import { startEmulator } from '../../emulator/index.js'
 import { startBffProcess, type BffProcess } from '../helpers/processes.js'
 import { freePort } from '../helpers/ports.js'
 import { Browser } from '../helpers/http-client.js'
