@@ -40,7 +40,7 @@ export default fp(async (app) => {
   const { config } = app
   /** Ends the sign-in whose grant is gone; the store failing too changes nothing for the answer. */
   const endedWith = async (request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<never> => {
-    await app.endSignIn(request, reply, 'ended').catch(() => {})
+    await app.endSignIn(request, reply, 'grant_gone').catch(() => {})
     throw error
   }
 

@@ -10,7 +10,7 @@ import { liveSessionFrom, rememberReplaced } from './replaced-sessions.js'
 import { personOf, signedInOf, type SessionUser, type SignedIn } from '../src/sessions/signed-in.js'
 import { newSessionHandle } from '../src/sessions/session-index.js'
 import { describeDevice } from '../src/sessions/device.js'
-import type { SessionEndReason } from '../src/events/live-message.js'
+import { sessionEndings, type Ending, type SessionEnded } from '../src/sessions/session-endings.js'
 import { coarseNetwork } from '../src/sessions/network.js'
 import type { SignedInSession } from '../src/sign-in/session-after-sign-in.js'
 
@@ -40,12 +40,18 @@ declare module 'fastify' {
      * follows.
      */
     keepAlive: (request: FastifyRequest) => void
-    /** Ends the sign-in held by this request's session: grant deleted, session destroyed, cookie cleared. */
     /**
-     * Why, for the session's open pages (GET /events): `signed_out` (the default), `expired`,
-     * or `ended` (its grant is gone). A new sign-in in the same browser says `replaced`.
+     * Ends the sign-in held by this request's session: grant deleted, session destroyed, cookie
+     * cleared, and the ending announced and counted (`signed_out`, the default; `expired`;
+     * `grant_gone`).
      */
-    endSignIn: (request: FastifyRequest, reply: FastifyReply, reason?: SessionEndReason) => Promise<void>
+    endSignIn: (request: FastifyRequest, reply: FastifyReply, ending?: 'signed_out' | 'expired' | 'grant_gone') => Promise<void>
+    /**
+     * The one way an ending is made known: the sessions' open pages told why on every instance,
+     * and the ending counted (src/sessions/session-endings.ts). For sessions ended elsewhere than
+     * in this request (the person's other sessions, an operator, the cap).
+     */
+    sessionsEnded: SessionEnded
     /**
      * Puts a completed sign-in into a new session: the id rotated (no fixation), the grant it
      * replaces deleted, and the session indexed under its person (in place of the one it
@@ -111,6 +117,10 @@ export default fp(async (app) => {
   })
   if (rollingUpgrade !== undefined) writePreviousCookieName(app, settings.cookieName, rollingUpgrade)
 
+  app.decorate('sessionsEnded', sessionEndings({
+    announce: (handles, reason) => { app.live.announceSessionsEnded(handles, reason) },
+    count: (ending, live) => { app.metrics.sessionsEnded(ending, live) }
+  }))
   app.decorateRequest('signedIn', undefined)
   // onRequest (after @fastify/session's own) so that even a request that later fails validation
   // keeps the cookie alive.
@@ -155,12 +165,12 @@ export default fp(async (app) => {
   }
   app.decorate('keepAlive', (request: FastifyRequest) => { keepAlive(request) })
 
-  app.decorate('endSignIn', async (request: FastifyRequest, reply: FastifyReply, reason: SessionEndReason = 'signed_out') => { await endSignIn(app, request, reply, reason) })
+  app.decorate('endSignIn', async (request: FastifyRequest, reply: FastifyReply, ending: Ending = 'signed_out') => { await endSignIn(app, request, reply, ending) })
   app.decorate('beginSession', async (request: FastifyRequest, signedIn: SignedInSession, replacing: SignedIn | undefined) => { await beginSession(app, request, signedIn, replacing) })
   app.decorate('signedInById', async (sid: string | undefined): Promise<SignedIn | undefined> => await liveSessionFrom(app, sid))
 }, { name: 'session', dependencies: ['config', 'stores', 'metrics', 'live-updates'] })
 
-async function endSignIn (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, reason: SessionEndReason): Promise<void> {
+async function endSignIn (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, ending: Ending): Promise<void> {
   const { session } = request
   if (session === undefined || session === null) return
   const grantId = session.grantId
@@ -168,7 +178,7 @@ async function endSignIn (app: FastifyInstance, request: FastifyRequest, reply: 
   const person = personOf(session)
   if (person !== undefined && session.handle !== undefined) await app.personSessions.forget(person, session.handle)
   await session.destroy()
-  if (session.handle !== undefined) app.live.announceSessionsEnded([session.handle], reason)
+  app.sessionsEnded(ending, { live: session.authenticatedAt === undefined ? 0 : 1, handles: session.handle === undefined ? [] : [session.handle] })
   const { cookieName, secureCookie } = app.config.session
   reply.clearCookie(cookieName, { path: '/', httpOnly: true, secure: secureCookie, sameSite: 'strict' })
 }
@@ -187,7 +197,7 @@ async function beginSession (app: FastifyInstance, request: FastifyRequest, sign
   if (replacing !== undefined && replacing.sid !== previous.sessionId) await app.sessionStore.drop(replacing.sid)
   if (oldGrant !== undefined) await app.grants.delete(oldGrant)
   // This browser's open pages follow it to the new session (they reconnect with the new cookie).
-  if (previousHandle !== undefined) app.live.announceSessionsEnded([previousHandle], 'replaced')
+  if (previousHandle !== undefined) app.sessionsEnded('replaced', { live: previous.authenticatedAt === undefined ? 0 : 1, handles: [previousHandle] })
   const person = personOf(signedIn)
   const samePerson = person !== undefined && previousPerson?.tenant === person.tenant && previousPerson.userId === person.userId
   if (previousPerson !== undefined && previousHandle !== undefined && !samePerson) await app.personSessions.forget(previousPerson, previousHandle)
@@ -215,8 +225,7 @@ async function beginSession (app: FastifyInstance, request: FastifyRequest, sign
       device: describeDevice(request.headers['user-agent']),
       network: coarseNetwork(request.ip)
     }, samePerson ? previousHandle : undefined)
-    app.live.announceSessionsEnded(ended.handles, 'ended')
-    app.metrics.sessionsEnded('over_cap', ended.live)
+    app.sessionsEnded('over_cap', ended)
   } catch (error) {
     // Not indexed, not kept: a session nobody could list or end from elsewhere.
     await request.session.destroy().catch(() => {})

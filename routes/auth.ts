@@ -169,7 +169,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     if (signedIn === undefined) return { authenticated: false, login_url: signInUrl }
     const stored = await app.grants.read(signedIn.grantId)
     if (stored === undefined) {
-      await app.endSignIn(request, reply, 'ended')
+      await app.endSignIn(request, reply, 'grant_gone')
       return { authenticated: false, login_url: signInUrl }
     }
     const { grant } = stored

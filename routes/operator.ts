@@ -28,9 +28,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => {
     const { tenant, user_id: userId } = request.params
     if (!app.config.tenants.has(tenant)) throw new AppError('invalid_request', `Unknown tenant ${tenant}.`, { details: { field: 'tenant' } })
-    const { live, handles } = await app.personSessions.endAll({ tenant, userId })
-    app.live.announceSessionsEnded(handles, 'ended')
-    app.metrics.sessionsEnded('operator', live)
+    const ended = await app.personSessions.endAll({ tenant, userId })
+    app.sessionsEnded('operator', ended)
+    const { live } = ended
     request.log.warn({ tenant, userId, ended: live }, 'an operator ended every session and grant of a person')
     return { ended: live }
   })

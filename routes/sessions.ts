@@ -41,8 +41,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     }
     const ended = person === undefined ? { live: 0, handles: [] } : await app.personSessions.end(person, [request.params.id])
     if (ended.live === 0) throw new AppError('not_found', 'You have no such session; it may have ended already.')
-    app.live.announceSessionsEnded(ended.handles, 'ended')
-    app.metrics.sessionsEnded('ended_by_person', ended.live)
+    app.sessionsEnded('ended_by_person', ended)
     return { ended: ended.live, signed_out: false }
   })
 
@@ -52,8 +51,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => {
     const { person, handle } = accessOf(request).signedIn
     const ended = person === undefined ? { live: 0, handles: [] } : await app.personSessions.endAll(person, handle)
-    app.live.announceSessionsEnded(ended.handles, 'ended')
-    app.metrics.sessionsEnded('other_sessions', ended.live)
+    app.sessionsEnded('other_sessions', ended)
     return { ended: ended.live }
   })
 }

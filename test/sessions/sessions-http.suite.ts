@@ -152,5 +152,8 @@ export function sessionsSuite (t: Test, storeEnv: () => Record<string, string>):
     t.notMatch(logged, OPERATOR_TOKEN, 'without the token')
     const metrics = await stack.bff.browser().get('/metrics')
     t.match(metrics.text, /media_bff_sessions_ended_total\{reason="operator"\} 2/)
+    // Bob signs out: his own ending is counted by the same path, by its own reason.
+    t.equal((await bob.post('/auth/logout')).status, 200)
+    t.match((await stack.bff.browser().get('/metrics')).text, /media_bff_sessions_ended_total\{reason="signed_out"\} 1/, 'a sign-out is counted as one')
   })
 }
