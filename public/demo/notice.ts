@@ -48,3 +48,9 @@ export function hideNotice (): void {
   delete notice.dataset.code
   byId('notice-actions', HTMLDivElement).replaceChildren()
 }
+
+/** The code of the notice shown now, if any. */
+export function shownNoticeCode (): string | undefined {
+  const notice = byId('notice', HTMLDivElement)
+  return notice.hidden ? undefined : notice.dataset.code
+}

@@ -113,10 +113,15 @@ export async function dropFiles (page: Page, files: Array<{ name: string, text: 
   await dataTransfer.dispose()
 }
 
-/** Waits for the notice with this code and returns its text. */
+/** Waits for the notice with this code and returns its text; when it never comes, says which notice the page shows instead. */
 export async function noticeWithCode (page: Page, code: string): Promise<string> {
-  const notice = await page.waitForSelector(`#notice[data-code="${code}"]:not([hidden])`)
-  return (await notice.textContent()) ?? ''
+  try {
+    const notice = await page.waitForSelector(`#notice[data-code="${code}"]:not([hidden])`)
+    return (await notice.textContent()) ?? ''
+  } catch (error) {
+    const shown = await page.$eval('#notice', (element) => `${element.hasAttribute('hidden') ? 'hidden' : 'shown'} ${element.getAttribute('data-code') ?? '(no code)'}: ${element.textContent ?? ''}`).catch(() => 'no #notice')
+    throw new Error(`no notice ${code}; the page's notice is ${shown}`, { cause: error })
+  }
 }
 
 export async function scopeChips (page: Page): Promise<string[]> {
