@@ -16,7 +16,11 @@ export interface PushedImage { tag: string, digest: string }
 export async function buildImage (engine: Engine, root: string, repository: string, annotations: Annotations): Promise<string> {
   const tag = `${repository}:${annotations.version}`
   const buildArgs = Object.entries(annotations).flatMap(([name, value]) => ['--build-arg', `${name.toUpperCase()}=${value}`])
-  await run(engine.command, [...engine.args, 'build', '-f', 'docker/Dockerfile', ...buildArgs, '-t', tag, '.'], { cwd: root, echo: true })
+  // The same values as labels of the build itself: buildah (podman 4.3) takes the Dockerfile's
+  // LABEL step from its cache of a build with other ARG values, leaving the annotations empty;
+  // --label is set on the image whatever the cache holds.
+  const labels = Object.entries(annotations).flatMap(([name, value]) => ['--label', `org.opencontainers.image.${name}=${value}`])
+  await run(engine.command, [...engine.args, 'build', '-f', 'docker/Dockerfile', ...buildArgs, ...labels, '-t', tag, '.'], { cwd: root, echo: true })
   return tag
 }
 

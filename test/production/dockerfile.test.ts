@@ -29,6 +29,11 @@ t.test('Dockerfile: two stages on Node 24 LTS; the build stage installs, patches
   const manifestOf = JSON.parse(await readFile(`${repoRoot}package.json`, 'utf8')) as { optionalDependencies?: Record<string, string> }
   t.same(Object.keys(manifestOf.optionalDependencies ?? {}).filter((name) => !name.startsWith('node-linux-')), [], 'the only optional dependencies are that Node, so --omit=optional takes nothing the app needs')
   t.ok(build?.all('COPY').some((copy) => copy.args === 'patches ./patches'), 'build: patches/ copied for npm ci')
+  // What npm run build compiles (tsconfig.build.json) is all in the build stage: a folder left
+  // out (as emulator/ once was when it moved out of src/) fails the image's build alone.
+  const compiled = (JSON.parse(await readFile(`${repoRoot}tsconfig.build.json`, 'utf8')) as { include: string[] }).include
+  const copied = build?.all('COPY').map((copy) => copy.args) ?? []
+  t.same(compiled.filter((dir) => !copied.includes(`${dir} ./${dir}`)), [], `build: every folder npm run build compiles is copied (${compiled.join(', ')})`)
 
   // A patch that no longer applies fails npm ci everywhere, not only where CI is set; the
   // container test (test/container/) checks the patched file inside the built image.
