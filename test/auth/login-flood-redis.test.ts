@@ -13,9 +13,8 @@ import { signInFloodSuite } from './sign-in-flood.suite.js'
 import { SIGN_IN_READING_MS } from '../../src/store/redis-memory.js'
 
 // noeviction is Redis's default; said here because it is what the tests are about.
-// fsync once a second, as production's Redis does (docker/kubernetes/components/redis/redis.conf):
-// the helper's fsync of every write, under a minute of flood on a machine running other suites,
-// once held Redis past the store's 1 s deadline and a made-up code was answered 503.
+// fsync once a second, as production's Redis does (docker/kubernetes/components/redis/redis.conf),
+// not the helper's fsync of every write: a minute of flood is no test of the disk.
 const redis = await startRedis({ args: ['--maxmemory-policy', 'noeviction', '--appendfsync', 'everysec'] })
 t.teardown(redis.destroy)
 const admin = new Redis(redis.url)
