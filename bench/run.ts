@@ -43,7 +43,7 @@ const LIVE_HEARTBEAT_MS = 5_000
 const LIVE_CHANNEL_ENV = { EVENTS_MAX_STREAMS: '100000', EVENTS_HEARTBEAT: `${LIVE_HEARTBEAT_MS / 1000}s`, RATE_LIMIT_EVENTS_PER_MINUTE: '1000000', RATE_LIMIT_LOGIN_PER_MINUTE: '1000000' }
 // Only what the chosen scenarios need is started.
 const needsMemory = wants('session', 'register', 'relay', 'cpu', 'stampede')
-const needsRedis = wants('session', 'redis-memory', 'redis-trips', 'stampede', 'webhooks', 'store-sizes')
+const needsRedis = wants('session', 'register', 'relay', 'redis-memory', 'redis-trips', 'stampede', 'webhooks', 'store-sizes')
 const WEBHOOK_PREFIX = 'bench-webhooks:'
 const WEBHOOK_ENV = { WEBHOOK_KEYS: BENCH_WEBHOOK_KEY, RATE_LIMIT_WEBHOOKS_PER_MINUTE: '100000000', OAUTH_SCOPES: 'basic user.info upload manage' }
 step('building media-bff as it ships (npm run build)')
@@ -100,8 +100,10 @@ try {
     results.nodes = await nodeVersionsScenario(plan, plan.compareNode)
   }
 
-  if (wants('session', 'redis-memory', 'redis-trips')) step('Redis store: GET /auth/session, bytes per session and grant, commands per request')
+  if (wants('session', 'register', 'relay', 'redis-memory', 'redis-trips')) step('Redis store: GET /auth/session, POST /uploads/register, relayed GET /api/folders/0/contents, bytes per session and grant, commands per request')
   if (wants('session')) results.sessions.push(await sessionScenario(onRedis(), 'redis', plan))
+  if (wants('register')) results.registerOnRedis = await registerScenario(onRedis(), plan, 'redis')
+  if (wants('relay')) results.relayOnRedis = await relayScenario(onRedis(), plan, 'redis')
   if (wants('redis-memory') && redis !== undefined) results.redisMemory = await redisMemoryScenario(onRedis(), redis, REDIS_PREFIX, plan.redisSessions)
   if (wants('redis-trips') && redis !== undefined) results.redisTrips = await redisTripsScenario(onRedis(), redis, plan.redisTripRequests)
 

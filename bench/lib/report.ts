@@ -26,6 +26,9 @@ export interface Results {
   loadBefore: number[]
   register?: RegisterRow[]
   relay?: RelayResult
+  /** The same two scenarios on a stack whose store is Redis. */
+  registerOnRedis?: RegisterRow[]
+  relayOnRedis?: RelayResult
   tracing?: TracingResult
   nodes?: NodeVersionsResult
   redisTrips?: RedisTripsRow[]
@@ -70,6 +73,15 @@ function targetRows (r: Results): string[][] {
     rows.push([`relayed GET /api/folders/0/contents vs bare hop, ${relay.connections} connections`, `>= ${HOP_TARGETS.relayShare}`, `${ratio(share)} (${rps(relay.bff.rps)} vs ${rps(relay.hop.rps)}; p50 added ${ms(relay.bff.p50 - relay.hop.p50)})`, verdict(share >= HOP_TARGETS.relayShare)])
     rows.push([`relay CPU/req, media-bff over bare hop, ${relay.connections} connections`, `<= ${HOP_TARGETS.cpuPerRequestRatio}x`, `${ratio(cpu)}x (${us(relay.bff.cpuUs[0])} vs ${us(relay.hop.cpuUs[0])})`, verdict(cpu <= HOP_TARGETS.cpuPerRequestRatio)])
     rows.push([`relay throughput vs emulator directly (floor), ${relay.connections} connections`, '(no target)', `${ratio(relay.bff.rps / relay.direct.rps)} (${rps(relay.bff.rps)} vs ${rps(relay.direct.rps)})`, 'info'])
+  }
+  const regOnRedis = r.registerOnRedis?.find((row) => row.connections === TARGET_CONNECTIONS)
+  if (regOnRedis !== undefined) {
+    const share = regOnRedis.bff.rps / regOnRedis.hop.rps
+    rows.push([`register throughput vs bare hop, Redis store, ${TARGET_CONNECTIONS} connections`, `>= ${HOP_TARGETS.redisShare}`, `${ratio(share)} (${rps(regOnRedis.bff.rps)} vs ${rps(regOnRedis.hop.rps)}; CPU/req ${ratio(cpuRatio(regOnRedis.bff, regOnRedis.hop))}x)`, verdict(share >= HOP_TARGETS.redisShare)])
+  }
+  if (r.relayOnRedis !== undefined) {
+    const { bff, hop, connections } = r.relayOnRedis
+    rows.push([`relayed GET /api/folders/0/contents vs bare hop, Redis store, ${connections} connections`, `>= ${HOP_TARGETS.redisShare}`, `${ratio(bff.rps / hop.rps)} (${rps(bff.rps)} vs ${rps(hop.rps)}; CPU/req ${ratio(cpuRatio(bff, hop))}x)`, verdict(bff.rps / hop.rps >= HOP_TARGETS.redisShare)])
   }
   const off = r.tracing?.rows.find((row) => row.variant === 'off')
   for (const row of r.tracing?.rows.filter((each) => each.variant.startsWith('on')) ?? []) {
@@ -137,6 +149,16 @@ export function renderResults (r: Results, analysis: string | undefined): string
       'The floor sends that registration straight to the emulator. Both use the bearer access token media-bff obtained at sign-in (read from `/__emulator/tokens`). ' +
       'CPU/req: user + system time of each server process per successful registration; with every process on the same cores, throughput is roughly cores / total CPU per request. ' +
       'The emulator\'s CPU per registration grows with the registrations it holds (see Analysis): where its CPU/req is well above ~0.3 ms, the references are inflated and the ratios flattered.', '')
+  }
+  if (r.registerOnRedis !== undefined || r.relayOnRedis !== undefined) {
+    out.push('## On the Redis store: register and the relay beside the bare hop', '')
+    const rowsOnRedis = [
+      ...(r.registerOnRedis ?? []).map((row) => ({ what: `POST /uploads/register, ${row.connections} connections`, bff: row.bff, hop: row.hop })),
+      ...(r.relayOnRedis === undefined ? [] : [{ what: `relayed GET /api/folders/0/contents, ${r.relayOnRedis.connections} connections`, bff: r.relayOnRedis.bff, hop: r.relayOnRedis.hop }])
+    ]
+    out.push(table(['call', 'hop req/s', 'media-bff req/s', 'ratio to hop', 'p50 added to hop', 'CPU/req: hop', 'CPU/req: media-bff', 'CPU ratio', 'failed'],
+      rowsOnRedis.map(({ what, bff, hop }) => [what, rps(hop.rps), rps(bff.rps), ratio(bff.rps / hop.rps), ms(bff.p50 - hop.p50), us(hop.cpuUs[0]), us(bff.cpuUs[0]), `${ratio(cpuRatio(bff, hop))}x`, String(hop.failed + bff.failed)])), '')
+    out.push('The same scenarios as above, run on a media-bff whose sessions, grants and rate-limit counters live in Redis (a local redis-server, the production path of any deployment of two replicas); the hop is the same bare Fastify+undici hop, which keeps nothing. Redis\'s own CPU is in neither figure.', '')
   }
   const tracing = r.tracing
   if (tracing !== undefined) {

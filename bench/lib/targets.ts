@@ -53,12 +53,14 @@ export const TARGET_CONNECTIONS = 10
  * nothing else, so what is left is media-bff's own cost.
  */
 export const HOP_TARGETS = {
-  /** media-bff's register requests/s over the hop's: at least. */
-  registerShare: 0.8,
+  /** media-bff's register requests/s over the hop's, in-memory store: at least. */
+  registerShare: 0.85,
   /** Milliseconds media-bff adds to the hop's register p50: at most. */
   registerAddedP50Ms: 0.5,
-  /** media-bff's relayed GET /api/folders/0/contents requests/s over the hop's: at least. */
-  relayShare: 0.8,
+  /** media-bff's relayed GET /api/folders/0/contents requests/s over the hop's, in-memory store: at least. */
+  relayShare: 0.85,
+  /** The same two on the Redis store (the production path of any deployment of two replicas): at least. */
+  redisShare: 0.7,
   /** media-bff's CPU per request over the hop's (its own process only): at most. */
   cpuPerRequestRatio: 2
 } as const

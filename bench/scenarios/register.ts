@@ -36,7 +36,8 @@ export async function aliceAccessToken (emulator: EmulatorProcess): Promise<stri
   return token.token
 }
 
-export async function registerScenario (stack: BffStack, plan: Plan): Promise<RegisterRow[]> {
+/** `store` names the stack's store in its profiles' names (register-c10, register-redis-c10). */
+export async function registerScenario (stack: BffStack, plan: Plan, store: 'memory' | 'redis' = 'memory'): Promise<RegisterRow[]> {
   const { seconds, rounds } = plan.register
   // Warm-up: JIT, connection pools and store maps of every process.
   await stack.restartEmulator()
@@ -65,7 +66,7 @@ export async function registerScenario (stack: BffStack, plan: Plan): Promise<Re
         // `limit`: a duration for the run that goes first, then the count it managed.
         const runBff = async (limit: Pick<LoadOptions, 'duration' | 'amount'>): Promise<LoadResult> => {
           const { cookie } = await freshGrant()
-          const result = await profiled(plan.profile && round === 0, stack.bff.child, `register-c${connections}`, async () =>
+          const result = await profiled(plan.profile && round === 0, stack.bff.child, `register-${store === 'redis' ? 'redis-' : ''}c${connections}`, async () =>
             await runLoadWatching({ ...bffRegister(stack.bff.url, cookie), connections, ...limit }, [stack.bff.child, stack.emulator.child]))
           bffs.push(result)
           return result

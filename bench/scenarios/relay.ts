@@ -107,7 +107,8 @@ export async function seedFiles (emulator: EmulatorProcess, count: number): Prom
   }
 }
 
-export async function relayScenario (stack: BffStack, plan: Plan): Promise<RelayResult> {
+/** `store` names the stack's store in its profile's name (relay-folder-contents, relay-redis-folder-contents). */
+export async function relayScenario (stack: BffStack, plan: Plan, store: 'memory' | 'redis' = 'memory'): Promise<RelayResult> {
   const { connections, seconds, rounds, files } = plan.relay
   // An emptied emulator (the register runs leave thousands of registrations in it, and its
   // listing walks them all), one grant, the seeded folder.
@@ -142,7 +143,7 @@ export async function relayScenario (stack: BffStack, plan: Plan): Promise<Relay
     for (let round = 0; round < rounds; round++) {
       const runs: Array<() => Promise<void>> = [
         async () => {
-          const [result, delay] = await watchingLoop(stack.bff.child, async () => await profiled(plan.profile && round === 0, stack.bff.child, 'relay-folder-contents', async () =>
+          const [result, delay] = await watchingLoop(stack.bff.child, async () => await profiled(plan.profile && round === 0, stack.bff.child, `relay-${store === 'redis' ? 'redis-' : ''}folder-contents`, async () =>
             await runLoadWatching({ ...bffTarget, duration: seconds }, [stack.bff.child, stack.emulator.child])))
           bffs.push(result)
           delays.push(delay)
