@@ -41,7 +41,7 @@ function handled (route: RouteOptions, guard: GuardName): void {
 }
 
 /** The guards a route declares that no plugin handled. */
-export function unguarded (route: RouteOptions): GuardName[] {
+function unguarded (route: RouteOptions): GuardName[] {
   const seen = handledGuards.get(route)
   return GUARDS.filter((guard) => route.config?.[guard] !== undefined && seen?.has(guard) !== true)
 }

@@ -30,9 +30,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     if (!app.config.tenants.has(tenant)) throw new AppError('invalid_request', `Unknown tenant ${tenant}.`, { details: { field: 'tenant' } })
     const ended = await app.personSessions.endAll({ tenant, userId })
     app.sessionsEnded('operator', ended)
-    const { live } = ended
-    request.log.warn({ tenant, userId, ended: live }, 'an operator ended every session and grant of a person')
-    return { ended: live }
+    request.log.warn({ tenant, userId, ended: ended.live }, 'an operator ended every session and grant of a person')
+    return { ended: ended.live }
   })
 }
 

@@ -4,6 +4,7 @@
 import { MediaBffError } from '../client/media-bff-client.js'
 import { missingRightText } from './missing-right.js'
 import { showNotice, shownNoticeCode, type NoticeAction } from './notice.js'
+import { ENDED_NOTICE_CODES } from './session-notices.js'
 
 export interface FailureContext {
   /** What the user was doing, e.g. "upload", to start the sentence. */
@@ -21,13 +22,10 @@ export function explainMissingRight (scopes: readonly string[], account: string 
   showNotice({ kind: 'error', code: 'scope_not_granted', text: missingRightText(scopes, account) })
 }
 
-/** The notices that already say why the session ended (session-notices.ts). */
-const SESSION_ENDED_NOTICES = new Set(['session_ended', 'session_expired', 'signed_out', 'signed_out_elsewhere'])
-
 export function showFailure (error: unknown, context: FailureContext): void {
   // A call made for the session that has just ended comes back login_required after the page was
   // told why it ended: that notice stays, it says more.
-  if (error instanceof MediaBffError && error.code === 'login_required' && SESSION_ENDED_NOTICES.has(shownNoticeCode() ?? '')) return
+  if (error instanceof MediaBffError && error.code === 'login_required' && ENDED_NOTICE_CODES.has(shownNoticeCode() ?? '')) return
   if (!(error instanceof MediaBffError)) {
     showNotice({ kind: 'error', code: 'unexpected', text: `The ${context.doing} failed unexpectedly. Please reload the page and try again.` })
     return

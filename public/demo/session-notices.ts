@@ -4,6 +4,9 @@
 import type { SessionEvents } from '../client/media-bff-client.js'
 import type { Notice } from './notice.js'
 
+/** The codes of the notices endedNotice gives: each already says why the session ended. */
+export const ENDED_NOTICE_CODES: ReadonlySet<string> = new Set(['signed_out', 'signed_out_elsewhere', 'session_expired', 'session_ended'])
+
 export function endedNotice ({ reason, elsewhere }: SessionEvents['ended'], loginUrl: string): Notice {
   const signIn = { id: 'notice-sign-in', label: 'Sign in again', href: loginUrl }
   if (reason === 'signed_out') {

@@ -91,11 +91,6 @@ export function parseRedisUrl (url: string): RedisConnectionSpec {
   return spec
 }
 
-/**
- * The URL with REDIS_PASSWORD put in as its password (percent-encoded), for a Redis whose
- * password is a secret of its own rather than part of the URL. The user name, if any, is kept;
- * a URL that already carries a password is the caller's to refuse.
- */
 /** The password a valid Redis URL carries, decoded, if any. */
 export function passwordOf (url: string): string | undefined {
   const spec = parseRedisUrl(url)
@@ -104,6 +99,11 @@ export function passwordOf (url: string): string | undefined {
   return password === '' ? undefined : decodeURIComponent(password)
 }
 
+/**
+ * The URL with REDIS_PASSWORD put in as its password (percent-encoded), for a Redis whose
+ * password is a secret of its own rather than part of the URL. The user name, if any, is kept;
+ * a URL that already carries a password is the caller's to refuse.
+ */
 export function withPassword (url: string, password: string): string {
   const match = /^([a-z+]+:\/\/)(?:([^@/?#]*)@)?(.*)$/i.exec(url)
   if (match === null) throw new RedisUrlError('Redis URL must start with a scheme, e.g. redis://')
