@@ -58,7 +58,7 @@ export default fp(async (app) => {
   const giveAccess = async (request: FastifyRequest, reply: FastifyReply, required: readonly string[]): Promise<void> => {
     const { signedIn } = request
     if (signedIn === undefined) throw loginRequired(app.config.basePath)
-    const stored = await app.grants.read(signedIn.grantId)
+    const stored = await app.grantOf(request)
     const tenant = stored === undefined ? undefined : config.tenants.get(stored.grant.tenant)
     // The grant ended (elsewhere, or it expired), or its tenant left the configuration.
     if (stored === undefined || tenant === undefined) return await endedWith(request, reply, loginRequired(app.config.basePath))

@@ -7,12 +7,15 @@ import fastifySession from '@fastify/session'
 import { rememberingSigner } from './session-signer.js'
 import { cameUnderPreviousName, readPreviousCookieName, writePreviousCookieName } from './previous-cookie-name.js'
 import { liveSessionFrom, rememberReplaced } from './replaced-sessions.js'
-import { personOf, signedInOf, type SessionUser, type SignedIn } from '../src/sessions/signed-in.js'
+import { budgetKeyOf, personOf, signedInOf, type SessionUser, type SignedIn } from '../src/sessions/signed-in.js'
 import { newSessionHandle } from '../src/sessions/session-index.js'
 import { describeDevice } from '../src/sessions/device.js'
 import { sessionEndings, type Ending, type SessionEnded } from '../src/sessions/session-endings.js'
 import { coarseNetwork } from '../src/sessions/network.js'
 import type { SignedInSession } from '../src/sign-in/session-after-sign-in.js'
+import type { StoredGrant } from '../src/grants/grant-store.js'
+import type { SessionRecord } from '../src/sessions/signed-in.js'
+import { LIMIT_WINDOW_MS, PERSON_LIMITS } from '../src/rate-limits.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -33,6 +36,10 @@ declare module 'fastify' {
      * as the request arrives; undefined when nobody is (or the session just ended).
      */
     signedIn: SignedIn | undefined
+    /** The session's grant as opened with it (src/sessions/session-core.ts); app.grantOf reads it. */
+    sessionGrant: StoredGrant | undefined
+    /** This request's count against its person's limit, taken with the session; undefined when not counted. */
+    personCount: { count: number, resetInMs: number } | undefined
   }
   interface FastifyInstance {
     /**
@@ -64,6 +71,11 @@ declare module 'fastify' {
      * SameSite=Strict cookie, replaces. A store failure throws.
      */
     signedInById: (sid: string | undefined) => Promise<SignedIn | undefined>
+    /**
+     * The grant of the request's signed-in session, as read with the session when it was, else
+     * from the store; undefined when it is gone.
+     */
+    grantOf: (request: FastifyRequest) => Promise<StoredGrant | undefined>
   }
   interface Session {
     grantId?: string
@@ -105,6 +117,32 @@ export default fp(async (app) => {
   // written beside today's while a rolling upgrade runs both versions.
   const { rollingUpgrade } = settings
   if (rollingUpgrade !== undefined) readPreviousCookieName(app, { cookieName: settings.cookieName, upgrade: rollingUpgrade, signer, load: app.sessionStore.load })
+  // @fastify/session restores the session from the store as every request arrives; the session
+  // core opens it first (src/sessions/session-core.ts), in one exchange with the store for a
+  // session this replica keeps, with the request's count against its person's rate limit, and
+  // hands @fastify/session the record instead of a read. The record waits here for the very next
+  // hook, @fastify/session's, which takes it out.
+  const opened = new Map<string, SessionRecord | undefined>()
+  app.decorateRequest('sessionGrant', undefined)
+  app.decorateRequest('personCount', undefined)
+  app.addHook('onRequest', (request, _reply, done) => {
+    const cookie = request.cookies[settings.cookieName]
+    const unsigned = cookie === undefined ? undefined : signer.unsign(cookie)
+    if (unsigned?.valid !== true || unsigned.value === null) {
+      done()
+      return
+    }
+    const sid = unsigned.value
+    const limit = request.routeOptions.config.limit
+    const counting = limit !== undefined && PERSON_LIMITS.has(limit) ? { limit, windowMs: LIMIT_WINDOW_MS } : undefined
+    app.sessionCore.open(sid, counting).then((session) => {
+      opened.set(sid, session.record)
+      request.sessionGrant = session.grant
+      request.personCount = session.counted
+      done()
+    }, done)
+  })
+  const store = app.sessionStore
   await app.register(fastifySession, {
     secret: signer,
     cookieName: settings.cookieName,
@@ -113,11 +151,23 @@ export default fp(async (app) => {
     rolling: false,
     // No maxAge: a browser-session cookie; the server decides when the session ends.
     cookie: cookieDefaults,
-    store: app.sessionStore
+    store: {
+      ...store,
+      get: (sid, callback) => {
+        if (!opened.has(sid)) {
+          store.get(sid, callback)
+          return
+        }
+        const record = opened.get(sid)
+        opened.delete(sid)
+        process.nextTick(callback, null, record)
+      }
+    }
   })
   if (rollingUpgrade !== undefined) writePreviousCookieName(app, settings.cookieName, rollingUpgrade)
 
   app.decorate('sessionsEnded', sessionEndings({
+    changed: app.sessionEpochs.changed,
     announce: (handles, reason) => { app.live.announceSessionsEnded(handles, reason) },
     count: (ending, live) => { app.metrics.sessionsEnded(ending, live) }
   }))
@@ -168,6 +218,11 @@ export default fp(async (app) => {
   app.decorate('endSignIn', async (request: FastifyRequest, reply: FastifyReply, ending: Ending = 'signed_out') => { await endSignIn(app, request, reply, ending) })
   app.decorate('beginSession', async (request: FastifyRequest, signedIn: SignedInSession, replacing: SignedIn | undefined) => { await beginSession(app, request, signedIn, replacing) })
   app.decorate('signedInById', async (sid: string | undefined): Promise<SignedIn | undefined> => await liveSessionFrom(app, sid))
+  app.decorate('grantOf', async (request: FastifyRequest): Promise<StoredGrant | undefined> => {
+    const { signedIn, sessionGrant } = request
+    if (signedIn === undefined) return undefined
+    return sessionGrant?.grant.id === signedIn.grantId ? sessionGrant : await app.grants.read(signedIn.grantId)
+  })
 }, { name: 'session', dependencies: ['config', 'stores', 'metrics', 'live-updates'] })
 
 async function endSignIn (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, ending: Ending): Promise<void> {
@@ -178,7 +233,7 @@ async function endSignIn (app: FastifyInstance, request: FastifyRequest, reply: 
   const person = personOf(session)
   if (person !== undefined && session.handle !== undefined) await app.personSessions.forget(person, session.handle)
   await session.destroy()
-  app.sessionsEnded(ending, { live: session.authenticatedAt === undefined ? 0 : 1, handles: session.handle === undefined ? [] : [session.handle] })
+  await app.sessionsEnded(ending, { live: session.authenticatedAt === undefined ? 0 : 1, handles: session.handle === undefined ? [] : [session.handle], whose: [budgetKeyOf(session)] })
   const { cookieName, secureCookie } = app.config.session
   reply.clearCookie(cookieName, { path: '/', httpOnly: true, secure: secureCookie, sameSite: 'strict' })
 }
@@ -197,7 +252,7 @@ async function beginSession (app: FastifyInstance, request: FastifyRequest, sign
   if (replacing !== undefined && replacing.sid !== previous.sessionId) await app.sessionStore.drop(replacing.sid)
   if (oldGrant !== undefined) await app.grants.delete(oldGrant)
   // This browser's open pages follow it to the new session (they reconnect with the new cookie).
-  if (previousHandle !== undefined) app.sessionsEnded('replaced', { live: previous.authenticatedAt === undefined ? 0 : 1, handles: [previousHandle] })
+  if (previousHandle !== undefined) await app.sessionsEnded('replaced', { live: previous.authenticatedAt === undefined ? 0 : 1, handles: [previousHandle], whose: [budgetKeyOf(previous), replacing?.budgetKey] })
   const person = personOf(signedIn)
   const samePerson = person !== undefined && previousPerson?.tenant === person.tenant && previousPerson.userId === person.userId
   if (previousPerson !== undefined && previousHandle !== undefined && !samePerson) await app.personSessions.forget(previousPerson, previousHandle)
@@ -225,7 +280,7 @@ async function beginSession (app: FastifyInstance, request: FastifyRequest, sign
       device: describeDevice(request.headers['user-agent']),
       network: coarseNetwork(request.ip)
     }, samePerson ? previousHandle : undefined)
-    app.sessionsEnded('over_cap', ended)
+    await app.sessionsEnded('over_cap', ended)
   } catch (error) {
     // Not indexed, not kept: a session nobody could list or end from elsewhere.
     await request.session.destroy().catch(() => {})

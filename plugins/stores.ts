@@ -12,7 +12,9 @@ import { createRegistrations, type Registrations } from '../src/uploads/registra
 import { createSessionStore, type SessionStore } from '../src/store/session-store.js'
 import { createSessionIndex } from '../src/sessions/session-index.js'
 import { createPersonSessions, type PersonSessions } from '../src/sessions/person-sessions.js'
-import { recordLifetimeMs, type SessionRecord } from '../src/sessions/signed-in.js'
+import { budgetKeyOf, recordLifetimeMs, type SessionRecord } from '../src/sessions/signed-in.js'
+import { createSessionEpochs, type SessionEpochs } from '../src/sessions/session-epochs.js'
+import { createSessionCore, type SessionCore } from '../src/sessions/session-core.js'
 import { createUploadedFiles, type UploadedFiles } from '../src/uploads/uploaded-files.js'
 
 declare module 'fastify' {
@@ -31,6 +33,10 @@ declare module 'fastify' {
     registrations: Registrations
     /** The records behind @fastify/session (plugins/session.ts). */
     sessionStore: SessionStore<SessionRecord>
+    /** Each person's epoch: replaced after every change to their sessions or grants (src/sessions/session-epochs.ts). */
+    sessionEpochs: SessionEpochs
+    /** Opens a request's session in one exchange when this replica keeps a copy of it (src/sessions/session-core.ts). */
+    sessionCore: SessionCore
     /** Each person's sessions: listed, ended one by one or all at once, on every instance. */
     personSessions: PersonSessions
     /** Whose files media-bff saw finished, for the webhooks about them. */
@@ -53,7 +59,7 @@ export default fp(async (app) => {
   })
   const cipher = createTokenCipher(config.tokenKeys)
   app.decorate('stores', stores)
-  app.metrics.gaugeByLabel('media_bff_store_entries', 'Entries in each in-memory store (without REDIS_URL): people, locks, sign_ins, uploads, finishes, webhooks', 'store', () => stores.sizes())
+  app.metrics.gaugeByLabel('media_bff_store_entries', 'Entries in each in-memory store (without REDIS_URL): people, checks, locks, sign_ins, uploads, finishes, webhooks', 'store', () => stores.sizes())
   // What /readyz checks, read as Prometheus scrapes: an alert on it needs no probe of its own.
   app.metrics.gauge('media_bff_store_up', 'Whether the store (Redis, or memory) answered a ping as this scrape ran: 1, or 0 (as /readyz checks)', async () => await stores.ping().then(() => 1, () => 0))
   app.metrics.gauge('media_bff_redis_memory_fullness', 'The fullest Redis master\'s used share of its maxmemory (absent without maxmemory): webhooks stop at 0.7, upload registrations and finishes at 0.8, new sign-ins at 0.9', async () => await stores.fullness().catch(() => undefined))
@@ -68,7 +74,9 @@ export default fp(async (app) => {
     return room
   })
   app.decorate('cipher', cipher)
-  app.decorate('grants', createGrantStore(stores.people, cipher, { ttlMs: config.session.absoluteTimeoutMs }))
+  const epochs = createSessionEpochs(stores.checks, { lifetimeMs: config.session.absoluteTimeoutMs })
+  app.decorate('sessionEpochs', epochs)
+  app.decorate('grants', createGrantStore(stores.people, cipher, { ttlMs: config.session.absoluteTimeoutMs, changed: epochs.changed }))
   app.decorate('loginTransactions', createLoginTransactions({
     cipher,
     store: stores.signIns,
@@ -85,9 +93,14 @@ export default fp(async (app) => {
     cipher,
     // A browser-session cookie: the server's timeouts, not the cookie, end a session.
     storeCookie: false,
-    ttlMs: (session) => recordLifetimeMs(session, timeouts, app.clock())
+    ttlMs: (session) => recordLifetimeMs(session, timeouts, app.clock()),
+    changed: async (session) => {
+      const budgetKey = budgetKeyOf(session)
+      if (budgetKey !== undefined) await epochs.changed(budgetKey)
+    }
   })
   app.decorate('sessionStore', sessionStore)
+  app.decorate('sessionCore', createSessionCore({ epochs, readSession: sessionStore.load, readGrant: app.grants.read }))
   app.decorate('uploadedFiles', createUploadedFiles(stores.finishes))
   app.decorate('personSessions', createPersonSessions({
     index: createSessionIndex(stores.people, { lifetimeMs: timeouts.absoluteTimeoutMs }),

@@ -67,7 +67,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     // Re-authorization keeps what the session already has on the same tenant.
     let grantedScopes: string[] = []
     if (signedIn !== undefined && signedIn.tenant === tenant) {
-      grantedScopes = (await app.grants.read(signedIn.grantId))?.grant.scopes ?? []
+      grantedScopes = (await app.grantOf(request))?.grant.scopes ?? []
     }
     // Only what this deployment may ask for (OAUTH_SCOPES and the scopes its routes require), and
     // what the session already holds: a reauthorize_url repeats the granted scopes, and those may
@@ -167,7 +167,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     reply.header('cache-control', 'no-store')
     const { signedIn } = request
     if (signedIn === undefined) return { authenticated: false, login_url: signInUrl }
-    const stored = await app.grants.read(signedIn.grantId)
+    const stored = await app.grantOf(request)
     if (stored === undefined) {
       await app.endSignIn(request, reply, 'grant_gone')
       return { authenticated: false, login_url: signInUrl }

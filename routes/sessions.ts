@@ -39,9 +39,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       await app.endSignIn(request, reply)
       return { ended: 1, signed_out: true }
     }
-    const ended = person === undefined ? { live: 0, handles: [] } : await app.personSessions.end(person, [request.params.id])
+    const ended = person === undefined ? { live: 0, handles: [], whose: [] } : await app.personSessions.end(person, [request.params.id])
     if (ended.live === 0) throw new AppError('not_found', 'You have no such session; it may have ended already.')
-    app.sessionsEnded('ended_by_person', ended)
+    await app.sessionsEnded('ended_by_person', ended)
     return { ended: ended.live, signed_out: false }
   })
 
@@ -50,8 +50,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     ...signedInOnly
   }, async (request) => {
     const { person, handle } = accessOf(request).signedIn
-    const ended = person === undefined ? { live: 0, handles: [] } : await app.personSessions.endAll(person, handle)
-    app.sessionsEnded('other_sessions', ended)
+    const ended = person === undefined ? { live: 0, handles: [], whose: [] } : await app.personSessions.endAll(person, handle)
+    await app.sessionsEnded('other_sessions', ended)
     return { ended: ended.live }
   })
 }

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto'
 import type { KeyValueStore } from '../store/key-value-store.js'
 import type { TokenCipher } from '../store/token-cipher.js'
 import { createBoundedMemo } from '../bounded-memo.js'
+import { personBudgetKey } from '../sessions/signed-in.js'
 
 /** Grants opened recently, by their sealed record: every signed-in request reads its grant. */
 const OPENED_MEMO_ENTRIES = 4096
@@ -40,8 +41,18 @@ export interface StoredGrant {
   stored: string
 }
 
-/** `ttlMs`: a grant's whole life, from sign-in (the session's absolute timeout). */
-export function createGrantStore (store: KeyValueStore, cipher: TokenCipher, { ttlMs }: { ttlMs: number }) {
+export interface GrantStoreOptions {
+  /** A grant's whole life, from sign-in (the session's absolute timeout). */
+  ttlMs: number
+  /**
+   * After a grant of a known person was rewritten or deleted here: replicas that keep a copy of
+   * it learn from this (src/sessions/session-epochs.ts). Ending a sign-in deletes its grant by id
+   * and says so on the ending's own path.
+   */
+  changed?: (budgetKey: string) => Promise<void>
+}
+
+export function createGrantStore (store: KeyValueStore, cipher: TokenCipher, { ttlMs, changed }: GrantStoreOptions) {
   const key = (id: string): string => `grant:${id}`
   const seal = (grant: Grant): string => cipher.encrypt(JSON.stringify(grant), key(grant.id))
   // A sealed record always opens to the same grant, so it is parsed once and shared, frozen: a
@@ -87,7 +98,9 @@ export function createGrantStore (store: KeyValueStore, cipher: TokenCipher, { t
       if (leftMs <= 0) return undefined
       const stored = seal(grant)
       const written = await store.compareAndSet(key(grant.id), previous.stored, stored, leftMs)
-      return written ? { grant, stored } : undefined
+      if (!written) return undefined
+      await changedGrant(grant)
+      return { grant, stored }
     },
 
     async delete (id: string): Promise<void> {
@@ -96,8 +109,17 @@ export function createGrantStore (store: KeyValueStore, cipher: TokenCipher, { t
 
     /** Deletes the record only if it is still exactly the one read: never a newer write. */
     async deleteIfUnchanged (previous: StoredGrant): Promise<void> {
-      await store.deleteIfEquals(key(previous.grant.id), previous.stored)
+      if (await store.deleteIfEquals(key(previous.grant.id), previous.stored)) await changedGrant(previous.grant)
     }
+  }
+
+  /**
+   * The write stands whether or not the news of it reaches the store: a replica that misses it
+   * reads the grant again within MAX_AGE_MS (src/sessions/session-core.ts), and an old access
+   * token it uses meanwhile is refused and refreshed like any other.
+   */
+  async function changedGrant ({ tenant, userId }: Grant): Promise<void> {
+    if (changed !== undefined && userId !== undefined) await changed(personBudgetKey({ tenant, userId })).catch(() => {})
   }
 
   /** Records written before notAfter existed end a whole life after their creation. */

@@ -4,7 +4,7 @@
 // dead on its next request on any instance; the index entry goes with it. At most maxPerPerson
 // sessions are kept: a sign-in beyond that ends the oldest (those already gone go first).
 import type { IndexedSession, IndexEntry, Person, SessionIndex } from './session-index.js'
-import { liveUntil, type SessionRecord, type SessionTimeouts } from './signed-in.js'
+import { liveUntil, personBudgetKey, type SessionRecord, type SessionTimeouts } from './signed-in.js'
 
 export interface PersonSessionsOptions {
   index: SessionIndex
@@ -21,6 +21,8 @@ export interface PersonSessionsOptions {
 export interface Ended {
   live: number
   handles: string[]
+  /** Whose they were (SignedIn.budgetKey). */
+  whose: [string]
 }
 
 export interface LiveSession extends IndexEntry {
@@ -68,11 +70,12 @@ export function createPersonSessions (options: PersonSessionsOptions) {
      */
     async recordSignIn (person: Person, handle: string, session: IndexedSession, replacing?: string): Promise<Ended> {
       const count = await index.add(person, handle, session, replacing)
-      if (count <= maxPerPerson) return { live: 0, handles: [] }
+      const whose: [string] = [personBudgetKey(person)]
+      if (count <= maxPerPerson) return { live: 0, handles: [], whose }
       const alive = (await live(person, clock())).filter((entry) => entry.handle !== handle)
       const excess = alive.length + 1 - maxPerPerson
-      if (excess <= 0) return { live: 0, handles: [] }
-      return { live: excess, handles: await endEntries(person, alive.slice(0, excess)) }
+      if (excess <= 0) return { live: 0, handles: [], whose }
+      return { live: excess, handles: await endEntries(person, alive.slice(0, excess)), whose }
     },
 
     /** Live sessions, most recently active first. */
@@ -84,7 +87,7 @@ export function createPersonSessions (options: PersonSessionsOptions) {
     async end (person: Person, handles: readonly string[]): Promise<Ended> {
       const wanted = new Set(handles)
       const alive = (await live(person, clock())).filter((entry) => wanted.has(entry.handle))
-      return { live: alive.length, handles: await endEntries(person, alive) }
+      return { live: alive.length, handles: await endEntries(person, alive), whose: [personBudgetKey(person)] }
     },
 
     /**
@@ -96,7 +99,7 @@ export function createPersonSessions (options: PersonSessionsOptions) {
       const now = clock()
       const records = await Promise.all(entries.map(async (entry) => await readSession(entry.sid)))
       const handles = await endEntries(person, entries, records)
-      return { live: records.filter((record) => isLive(record, now)).length, handles }
+      return { live: records.filter((record) => isLive(record, now)).length, handles, whose: [personBudgetKey(person)] }
     },
 
     /**

@@ -91,7 +91,7 @@ export function signedInOf (sid: string, record: SessionRecord, timeouts: Sessio
     tenant,
     user,
     person,
-    budgetKey: person === undefined ? `sign-in:${uploadOwner}` : `user:${tenant}:${person.userId}`,
+    budgetKey: person === undefined ? `sign-in:${uploadOwner}` : personBudgetKey(person),
     uploadOwner,
     deniedScopes: strings(record.deniedScopes) ?? [],
     entitlements: strings(record.entitlements),
@@ -115,6 +115,19 @@ export function liveUntil (record: SessionRecord | undefined, timeouts: SessionT
 export function recordLifetimeMs (record: SessionRecord, timeouts: SessionTimeouts, now: number): number {
   const authenticatedAt = typeof record.authenticatedAt === 'number' ? record.authenticatedAt : now
   return Math.max(1000, Math.min(timeouts.idleTimeoutMs, authenticatedAt + timeouts.absoluteTimeoutMs - now))
+}
+
+/** A person's budget key (SignedIn.budgetKey): theirs in every session and every grant of theirs. */
+export function personBudgetKey (person: Person): string {
+  return `user:${person.tenant}:${person.userId}`
+}
+
+/** The budget key of the session a record holds (SignedIn.budgetKey), or undefined: none signed in there. */
+export function budgetKeyOf (record: SessionRecord | undefined): string | undefined {
+  if (record === undefined || typeof record.grantId !== 'string' || typeof record.tenant !== 'string' || typeof record.authenticatedAt !== 'number') return undefined
+  const person = personOf({ tenant: record.tenant, user: userOf(record.user) })
+  if (person !== undefined) return personBudgetKey(person)
+  return `sign-in:${typeof record.uploadOwner === 'string' ? record.uploadOwner : record.grantId}`
 }
 
 /** Whose a session is: its tenant and user id, when the user id is known. */

@@ -33,9 +33,29 @@ export interface KeyValueStore {
   mapGetAll: (key: string) => Promise<Record<string, string>>
   /** Removes fields of the map at key; a map left empty is gone. */
   mapDelete: (key: string, fields: readonly string[]) => Promise<void>
+  /**
+   * What every signed-in request asks of the store, in one exchange (src/sessions/session-core.ts):
+   * the value at key, written as `initial` for ttlMs when absent, and with `counter`, that counter
+   * counted up by one in the same step. A counter is a fixed window: it starts at its first count
+   * and is gone windowMs later. On Redis Cluster the two keys must share a hash slot (`{tag}`).
+   */
+  readAndCount: (key: string, initial: string, ttlMs: number, counter?: Counter) => Promise<ReadAndCounted>
   /** Resolves when the backend answers; rejects when it is unreachable (readiness). */
   ping: () => Promise<void>
   close: () => Promise<void>
+}
+
+export interface Counter {
+  key: string
+  windowMs: number
+}
+
+export interface ReadAndCounted {
+  value: string
+  /** The counter's count, this one included (with a counter). */
+  count?: number
+  /** How long the counter's window has left (with a counter). */
+  resetInMs?: number
 }
 
 /**

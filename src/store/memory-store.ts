@@ -179,6 +179,22 @@ export function createMemoryStore ({ maxEntries = 100_000, sweepIntervalMs = 30_
       if (Object.keys(map).length === 0) entries.delete(key)
       else entry.value = JSON.stringify(map)
     },
+    async readAndCount (key, initial, ttlMs, counter) {
+      assertOpen()
+      wholeTtlMs(ttlMs)
+      let value = live(key)?.value
+      if (value === undefined) {
+        write(key, initial, ttlMs)
+        value = initial
+      }
+      if (counter === undefined) return { value }
+      const window = live(counter.key)
+      const count = window === undefined ? 1 : Number(window.value) + 1
+      if (window === undefined) write(counter.key, '1', counter.windowMs)
+      else window.value = String(count)
+      const resetInMs = (window?.expiresAt ?? now() + wholeTtlMs(counter.windowMs)) - now()
+      return { value, count, resetInMs }
+    },
     async ping () {
       assertOpen()
     },

@@ -67,6 +67,23 @@ const scripts = {
     return redis.call('HLEN', KEYS[1])`
 } as const
 
+// KEYS: the value's key, then the counter's. ARGV: initial, ttlMs, windowMs. One script per key
+// count: ioredis defines a command with a fixed number of keys.
+const readValue = `
+    local value = redis.call('GET', KEYS[1])
+    if not value then
+      redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+      value = ARGV[1]
+    end`
+const readScripts = {
+  storeRead: `${readValue}
+    return {value}`,
+  storeReadAndCount: `${readValue}
+    local count = redis.call('INCR', KEYS[2])
+    if count == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
+    return {value, count, redis.call('PTTL', KEYS[2])}`
+} as const
+
 /** The client with the scripts above as commands (ioredis runs them by EVALSHA, loading on NOSCRIPT). */
 export interface ScriptCommands {
   storeHeldSet: (key: string, ceiling: number, value: string, ttlMs: number, mode: 'NX' | '') => Promise<number>
@@ -76,12 +93,16 @@ export interface ScriptCommands {
   storeDeleteIfEquals: (key: string, expected: string) => Promise<number>
   storeExpireIfEquals: (key: string, expected: string, ttlMs: number) => Promise<number>
   storeMapSet: (key: string, field: string, value: string, ttlMs: number, ...removing: string[]) => Promise<number>
+  storeRead: (key: string, initial: string, ttlMs: number) => Promise<[string]>
+  storeReadAndCount: (key: string, counterKey: string, initial: string, ttlMs: number, windowMs: number) => Promise<[string, number, number]>
 }
 
 export function defineStoreScripts (client: Redis | Cluster): ScriptCommands {
   for (const [name, lua] of Object.entries(scripts)) {
     client.defineCommand(name, { lua, numberOfKeys: 1 })
   }
+  client.defineCommand('storeRead', { lua: readScripts.storeRead, numberOfKeys: 1 })
+  client.defineCommand('storeReadAndCount', { lua: readScripts.storeReadAndCount, numberOfKeys: 2 })
   // defineCommand adds methods ioredis's types cannot know about; this is the one place that
   // says what they are, instead of augmenting ioredis's types for the whole program.
   return client as unknown as ScriptCommands

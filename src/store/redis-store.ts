@@ -151,6 +151,16 @@ export function createRedisStore ({
       const wholeMs = wholeTtlMs(ttlMs)
       return await run('mapSet', () => scripts.storeMapSet(keyOf(key), field, value, wholeMs, ...removing))
     },
+    readAndCount: async (key, initial, ttlMs, counter) => {
+      const wholeMs = wholeTtlMs(ttlMs)
+      if (counter === undefined) {
+        const [value] = await run('readAndCount', () => scripts.storeRead(keyOf(key), initial, wholeMs))
+        return { value }
+      }
+      const windowMs = wholeTtlMs(counter.windowMs)
+      const [value, count, resetInMs] = await run('readAndCount', () => scripts.storeReadAndCount(keyOf(key), keyOf(counter.key), initial, wholeMs, windowMs))
+      return { value, count, resetInMs: Math.max(0, resetInMs) }
+    },
     mapGetAll: async (key) => await run('mapGetAll', () => client.hgetall(keyOf(key))),
     mapDelete: async (key, fields) => {
       if (fields.length > 0) await run('mapDelete', () => client.hdel(keyOf(key), ...fields))

@@ -31,6 +31,13 @@ export interface SessionStoreOptions<S extends object> {
    * smaller and @fastify/session rebuilds the cookie from its options alone, which is cheaper.
    */
   storeCookie?: boolean
+  /**
+   * After a session was written or deleted by `set`: replicas that keep a copy of it learn from
+   * this (src/sessions/session-epochs.ts). The write stands whether or not that news reaches the
+   * store: a replica that misses it reads the session again within MAX_AGE_MS
+   * (src/sessions/session-core.ts).
+   */
+  changed?: (session: S) => Promise<void>
 }
 
 type Callback = (error?: unknown) => void
@@ -52,7 +59,7 @@ const dayMs = 24 * 60 * 60 * 1000
 
 export function createSessionStore<S extends object = object> (
   store: KeyValueStore,
-  { ttlMs, defaultTtlMs = dayMs, cipher, storeCookie = true }: SessionStoreOptions<S> = {}
+  { ttlMs, defaultTtlMs = dayMs, cipher, storeCookie = true, changed }: SessionStoreOptions<S> = {}
 ): SessionStore<S> {
   const serialise = storeCookie ? (session: S) => JSON.stringify(session) : withoutCookie
   const lifetimeOf = ttlMs ?? ((session: S) => cookieLifetimeMs(session, defaultTtlMs))
@@ -89,12 +96,14 @@ export function createSessionStore<S extends object = object> (
     set (sessionId, session, callback) {
       settle(async () => {
         const lifetimeMs = lifetimeOf(session)
-        if (!(lifetimeMs > 0)) {
+        if (lifetimeMs > 0) {
+          // Sealed outside storeCall: a session that is not JSON is a bug to report, not an outage.
+          const record = seal(sessionId, serialise(session))
+          await storeCall(() => store.set(keyOf(sessionId), record, lifetimeMs))
+        } else {
           await storeCall(() => store.delete(keyOf(sessionId)))
-          return
         }
-        const record = seal(sessionId, serialise(session))
-        await storeCall(() => store.set(keyOf(sessionId), record, lifetimeMs))
+        await changed?.(session).catch(() => {})
       }, callback)
     },
 

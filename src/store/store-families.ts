@@ -17,12 +17,18 @@ import { createRedisStore } from './redis-store.js'
 import type { StoreLogger } from './redis-client.js'
 import { CEILINGS, createRedisMemoryWatch, SIGN_IN_READING_MS } from './redis-memory.js'
 
-export const FAMILIES = ['people', 'locks', 'sign_ins', 'uploads', 'finishes', 'webhooks'] as const
+export const FAMILIES = ['people', 'checks', 'locks', 'sign_ins', 'uploads', 'finishes', 'webhooks'] as const
 export type Family = typeof FAMILIES[number]
 
 export interface StoreFamilies {
   /** Sessions, grants and each person's index of sessions: never evicted. */
   people: KeyValueStore
+  /**
+   * What each signed-in request checks (src/sessions/session-core.ts): each person's epoch, and
+   * their rate counters. In memory the least recently used go (a lost epoch only costs the
+   * cached sessions a re-read, a lost counter starts its window again).
+   */
+  checks: KeyValueStore
   /** The refresh locks of people's grants: never evicted (two refreshes of one grant end it). */
   locks: KeyValueStore
   /** Sign-in states already used (single use), for what is left of LOGIN_TIMEOUT. */
@@ -56,6 +62,8 @@ export function memoryBounds (maxSessions: number): Record<Family, number> & { a
     // re-authorization replaces; a write of a new key beyond it is refused, never evicted.
     people: 4 * maxSessions,
     admitPeopleBelow: 3 * maxSessions,
+    // A person's epoch and up to five rate counters, which a person shares among their sessions.
+    checks: 6 * maxSessions,
     locks: 4 * maxSessions,
     sign_ins: maxSessions,
     uploads: maxSessions,
@@ -90,6 +98,7 @@ function memoryFamilies (maxSessions: number, now?: () => number): StoreFamilies
   const own = (maxEntries: number): MemoryStore => createMemoryStore({ maxEntries, ...clock })
   const stores: Record<Family, MemoryStore> = {
     people: neverEvicted(bounds.people),
+    checks: own(bounds.checks),
     locks: neverEvicted(bounds.locks),
     sign_ins: own(bounds.sign_ins),
     uploads: own(bounds.uploads),
@@ -98,6 +107,7 @@ function memoryFamilies (maxSessions: number, now?: () => number): StoreFamilies
   }
   return {
     people: stores.people,
+    checks: stores.checks,
     locks: stores.locks,
     signIns: stores.sign_ins,
     uploads: stores.uploads,
@@ -117,6 +127,9 @@ function redisFamilies (url: string, { keyPrefix, tlsCa, commandTimeoutMs, logge
   const watch = createRedisMemoryWatch(store.redisClient)
   return {
     people: store,
+    // An epoch and a counter a person at most: the people's tier. A script that writes is refused
+    // at maxmemory, and then the session is read as it would be without them (session-core.ts).
+    checks: store,
     locks: store,
     // Written only for sign-ins let in (roomForSignIn), at most one each: people's tier.
     signIns: store,

@@ -10,7 +10,7 @@ import { createSessionStore } from '../../src/store/session-store.js'
 import { createGrantStore } from '../../src/grants/grant-store.js'
 import { createSessionIndex, newSessionHandle, personIndexKey } from '../../src/sessions/session-index.js'
 import { createPersonSessions } from '../../src/sessions/person-sessions.js'
-import type { SessionRecord } from '../../src/sessions/signed-in.js'
+import { personBudgetKey, type SessionRecord } from '../../src/sessions/signed-in.js'
 import { testTokenKey } from '../helpers/bff.js'
 
 const IDLE_MS = 400
@@ -63,14 +63,14 @@ export function personSessionsBehaviour (t: Test, openStore: () => KeyValueStore
     const alice = newPerson()
     const kept = await signIn(alice)
     const ended = await signIn(alice)
-    t.same(await people.end(alice, [ended.handle]), { live: 1, handles: [ended.handle] }, 'the handles ended, for their open pages')
+    t.same(await people.end(alice, [ended.handle]), { live: 1, handles: [ended.handle], whose: [personBudgetKey(alice)] }, 'the handles ended, for their open pages, and whose they were')
     t.equal(await sessions.load(ended.sid), undefined, 'the session record is gone')
     t.equal(await grants.read(ended.grantId), undefined, 'and its grant')
     t.not(await sessions.load(kept.sid), undefined, 'the other session stays')
     t.not(await grants.read(kept.grantId), undefined)
     t.same((await people.list(alice)).map((s) => s.handle), [kept.handle])
-    t.same(await people.end(alice, [ended.handle]), { live: 0, handles: [] }, 'ending it again finds nothing')
-    t.same(await people.end(newPerson(), [kept.handle]), { live: 0, handles: [] }, 'another person cannot end it')
+    t.same((await people.end(alice, [ended.handle])).handles, [], 'ending it again finds nothing')
+    t.same((await people.end(newPerson(), [kept.handle])).handles, [], 'another person cannot end it')
     t.not(await sessions.load(kept.sid), undefined)
   })
 
@@ -78,7 +78,7 @@ export function personSessionsBehaviour (t: Test, openStore: () => KeyValueStore
     const alice = newPerson()
     const here = await signIn(alice)
     const others = [await signIn(alice), await signIn(alice)]
-    t.same(await people.endAll(alice, here.handle), { live: 2, handles: others.map((other) => other.handle) })
+    t.same(await people.endAll(alice, here.handle), { live: 2, handles: others.map((other) => other.handle), whose: [personBudgetKey(alice)] })
     for (const other of others) t.equal(await grants.read(other.grantId), undefined)
     t.same((await people.list(alice)).map((s) => s.handle), [here.handle])
     t.equal((await people.endAll(alice)).live, 1, 'and then the last one')

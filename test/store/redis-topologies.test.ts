@@ -7,6 +7,7 @@ import { createRedisStore } from '../../src/store/redis-store.js'
 import { startClusterDeployment, startSentinelDeployment } from './redis-topologies.js'
 import { storeBehaviour } from './store-behaviour.js'
 import { personSessionsBehaviour } from '../sessions/person-sessions-behaviour.js'
+import { sessionCoreBehaviour } from '../sessions/session-core-behaviour.js'
 import { BUSY_MACHINE_SLACK_MS } from '../helpers/timing.js'
 
 t.test('Sentinel', async (t) => {
@@ -19,6 +20,10 @@ t.test('Sentinel', async (t) => {
 
   t.test('the per-person session index', async (t) => {
     personSessionsBehaviour(t, () => createRedisStore({ url: deployment.url, keyPrefix: 'sentinel-people:' }))
+  })
+
+  t.test('the session core', async (t) => {
+    sessionCoreBehaviour(t, () => createRedisStore({ url: deployment.url, keyPrefix: 'sentinel-core:' }))
   })
 
   t.test('writes land on the master the Sentinel names', async (t) => {
@@ -72,6 +77,10 @@ t.test('Cluster', async (t) => {
   // A person's map is one key; their sessions and grants land on other nodes.
   t.test('the per-person session index', async (t) => {
     personSessionsBehaviour(t, () => createRedisStore({ url: deployment.url, keyPrefix: 'cluster-people:' }))
+  })
+
+  t.test('the session core: the epoch and the count on one slot', async (t) => {
+    sessionCoreBehaviour(t, () => createRedisStore({ url: deployment.url, keyPrefix: 'cluster-core:' }))
   })
 
   t.test('keys spread over the nodes, each with the prefix', async (t) => {

@@ -52,6 +52,27 @@ export function storeBehaviour (t: Test, openStore: OpenStore, passTime: PassTim
     await t.resolves(store.delete(k), 'deleting an absent key is fine')
   })
 
+  t.test('readAndCount: the value (written when absent) and a fixed-window counter, in one step', async (t) => {
+    const tag = randomUUID()
+    const k = `test:{${tag}}:epoch`
+    t.same(await store.readAndCount(k, 'first', longTtl), { value: 'first' }, 'absent: written as the initial value')
+    t.same(await store.readAndCount(k, 'second', longTtl), { value: 'first' }, 'present: read, not replaced')
+    await store.set(k, 'changed', longTtl)
+    const { saw, ttl } = await beforeTtlRunsOut(async (windowMs) => {
+      const counter = { key: `test:{${tag}}:count:${windowMs}`, windowMs }
+      const one = await store.readAndCount(k, 'third', longTtl, counter)
+      const two = await store.readAndCount(k, 'third', longTtl, counter)
+      return { counter, one, two }
+    })
+    const { counter, one, two } = saw
+    t.same([one.value, one.count, two.count], ['changed', 1, 2], 'each call counts one')
+    t.ok(two.resetInMs !== undefined && two.resetInMs > 0 && two.resetInMs <= ttl, `the window has ${String(two.resetInMs)} of ${ttl} ms left`)
+    await passTime(past(ttl))
+    t.equal((await store.readAndCount(k, 'third', longTtl, counter)).count, 1, 'a new window starts at one')
+    await store.delete(k)
+    t.equal((await store.readAndCount(k, 'after', longTtl)).value, 'after', 'a value gone is made again')
+  })
+
   t.test('values round-trip exactly, including empty and non-ASCII ones', async (t) => {
     for (const value of ['', ' spaced ', 'ünïcødé ✓ 🎞', 'x'.repeat(64 * 1024), '{"json":[1,2]}', '123']) {
       const k = key('value')

@@ -22,7 +22,7 @@ t.test('in memory: a flood of every kind of bookkeeping leaves people\'s records
   }
   t.same(await Promise.all(['sess:alice', 'grant:alice'].map((k) => stores.people.get(k))), ['session', 'grant'], 'sessions and grants stay')
   t.same(await stores.people.mapGetAll('people:alice'), { handle: 'entry' }, 'and so does the person\'s index')
-  t.same(stores.sizes(), { people: 3, locks: 0, sign_ins: bounds.sign_ins, uploads: bounds.uploads, finishes: bounds.finishes, webhooks: bounds.webhooks }, 'each kind at its own bound')
+  t.same(stores.sizes(), { people: 3, checks: 0, locks: 0, sign_ins: bounds.sign_ins, uploads: bounds.uploads, finishes: bounds.finishes, webhooks: bounds.webhooks }, 'each kind at its own bound')
 })
 
 t.test('in memory: new sign-ins stop at their bound; the people already in keep writing', async (t) => {
