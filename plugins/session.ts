@@ -7,8 +7,11 @@ import fastifySession from '@fastify/session'
 import { rememberingSigner } from './session-signer.js'
 import { cameUnderPreviousName, readPreviousCookieName, writePreviousCookieName } from './previous-cookie-name.js'
 import { liveSessionFrom, rememberReplaced } from './replaced-sessions.js'
-import { budgetKeyOf, personOf, signedInOf, type SessionUser, type SignedIn } from '../src/sessions/signed-in.js'
+import { signedInOf, type SignedIn, type StoredSession } from '../src/sessions/signed-in.js'
 import { newSessionHandle } from '../src/sessions/session-index.js'
+import { endSession, type EndSessionParts } from '../src/sessions/end-session.js'
+import { beginSession, type HeldSession } from '../src/sessions/begin-session.js'
+import { arrivalOf } from '../src/sessions/arrival.js'
 import { describeDevice } from '../src/sessions/device.js'
 import { sessionEndings, type Ending, type SessionEnded } from '../src/sessions/session-endings.js'
 import { coarseNetwork } from '../src/sessions/network.js'
@@ -77,32 +80,12 @@ declare module 'fastify' {
      */
     grantOf: (request: FastifyRequest) => Promise<StoredGrant | undefined>
   }
-  interface Session {
-    grantId?: string
-    tenant?: string
-    user?: SessionUser
-    /** Scopes the account is entitled to, from user/info (undefined when it did not say). */
-    entitlements?: string[]
-    /** Scopes asked for in a re-authorization and not granted: no further redirect for them. */
-    deniedScopes?: string[]
-    /** Owner key of this sign-in's upload registrations; kept across re-authorization. */
-    uploadOwner?: string
-    /** This session's opaque id in its person's index (GET /auth/sessions); never the cookie's id. */
-    handle?: string
-    authenticatedAt?: number
-    lastSeen?: number
-  }
+  // The stored session's fields, declared once (src/sessions/signed-in.ts).
+  interface Session extends StoredSession {}
 }
-
-/**
- * lastSeen is written at most this often, so a busy session is not re-saved on every call; a
- * quarter of the idle timeout keeps an active session well clear of it.
- */
-const MAX_TOUCH_INTERVAL_MS = 60_000
 
 export default fp(async (app) => {
   const { session: settings } = app.config
-  const touchIntervalMs = Math.min(MAX_TOUCH_INTERVAL_MS, settings.idleTimeoutMs / 4)
   // Every cookie media-bff sets or clears carries these unless it says otherwise: so
   // @fastify/session's clearing of a cookie it cannot use (a forged or unknown id), which names
   // only the path, is Secure too, and a browser takes the clearing of a __Host- cookie.
@@ -189,20 +172,25 @@ export default fp(async (app) => {
       return
     }
     const now = app.clock()
-    if (signedIn.endsAt < now) {
-      if (request.routeOptions.config.replacesSession === true) done()
-      else endSignIn(app, request, reply, 'expired').then(() => { done() }, done)
-      return
-    }
-    request.signedIn = signedIn
     // A cookie signed with an older SESSION_SECRETS entry: @fastify/session re-signs the id with
     // the first secret but, for a session this request does not modify, clears the cookie instead
     // of sending the new one (saveUninitialized: false). Touching the session sends the re-signed
     // cookie and re-seals the record with the current TOKEN_KEYS entry. So does one that came
     // under the name before 0.2.0 only (plugins/previous-cookie-name.ts): it gets today's.
-    const signedWithOldSecret = request.cookies[settings.cookieName] !== session.encryptedSessionId || cameUnderPreviousName(request)
-    const isActivity = request.routeOptions.config.touchesSession !== false
-    if ((isActivity && now - signedIn.lastSeen > touchIntervalMs) || signedWithOldSecret) keepAlive(request, now)
+    const { config } = request.routeOptions
+    const arrival = arrivalOf(signedIn, {
+      now,
+      idleTimeoutMs: settings.idleTimeoutMs,
+      isActivity: config.touchesSession !== false,
+      replacesSession: config.replacesSession === true,
+      cookieToRenew: request.cookies[settings.cookieName] !== session.encryptedSessionId || cameUnderPreviousName(request)
+    })
+    if (arrival === 'end') {
+      endSignIn(app, request, reply, 'expired').then(() => { done() }, done)
+      return
+    }
+    if (arrival !== 'replace') request.signedIn = signedIn
+    if (arrival === 'touch') keepAlive(request, now)
     done()
   })
 
@@ -216,7 +204,7 @@ export default fp(async (app) => {
   app.decorate('keepAlive', (request: FastifyRequest) => { keepAlive(request) })
 
   app.decorate('endSignIn', async (request: FastifyRequest, reply: FastifyReply, ending: Ending = 'signed_out') => { await endSignIn(app, request, reply, ending) })
-  app.decorate('beginSession', async (request: FastifyRequest, signedIn: SignedInSession, replacing: SignedIn | undefined) => { await beginSession(app, request, signedIn, replacing) })
+  app.decorate('beginSession', async (request: FastifyRequest, signedIn: SignedInSession, replacing: SignedIn | undefined) => { await beginSignedInSession(app, request, signedIn, replacing) })
   app.decorate('signedInById', async (sid: string | undefined): Promise<SignedIn | undefined> => await liveSessionFrom(app, sid))
   app.decorate('grantOf', async (request: FastifyRequest): Promise<StoredGrant | undefined> => {
     const { signedIn, sessionGrant } = request
@@ -228,62 +216,52 @@ export default fp(async (app) => {
 async function endSignIn (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, ending: Ending): Promise<void> {
   const { session } = request
   if (session === undefined || session === null) return
-  const grantId = session.grantId
-  if (grantId !== undefined) await app.grants.delete(grantId)
-  const person = personOf(session)
-  if (person !== undefined && session.handle !== undefined) await app.personSessions.forget(person, session.handle)
-  await session.destroy()
-  await app.sessionsEnded(ending, { live: session.authenticatedAt === undefined ? 0 : 1, handles: session.handle === undefined ? [] : [session.handle], whose: [budgetKeyOf(session)] })
+  await endSession(endingParts(app), session, async () => { await session.destroy() }, ending)
   const { cookieName, secureCookie } = app.config.session
   reply.clearCookie(cookieName, { path: '/', httpOnly: true, secure: secureCookie, sameSite: 'strict' })
 }
 
-async function beginSession (app: FastifyInstance, request: FastifyRequest, signedIn: SignedInSession, replacing: SignedIn | undefined): Promise<void> {
-  // The session this sign-in replaces: the live one `replacing` names (this request's, or the one
-  // the sign-in began in), else whatever this request carries (expired or none): the routes that
-  // begin one never end it first (config.replacesSession).
-  const previous = request.session
-  const previousPerson = replacing === undefined ? personOf(previous) : replacing.person
-  const previousHandle = replacing === undefined ? previous.handle : replacing.handle
-  const oldGrant = replacing === undefined ? previous.grantId : replacing.grantId
-  await request.session.regenerate()
-  // regenerate() destroyed the session this request carried; the one the sign-in began in may be
-  // another (the callback arrives without the Strict cookie).
-  if (replacing !== undefined && replacing.sid !== previous.sessionId) await app.sessionStore.drop(replacing.sid)
-  if (oldGrant !== undefined) await app.grants.delete(oldGrant)
-  // This browser's open pages follow it to the new session (they reconnect with the new cookie).
-  if (previousHandle !== undefined) await app.sessionsEnded('replaced', { live: previous.authenticatedAt === undefined ? 0 : 1, handles: [previousHandle], whose: [budgetKeyOf(previous), replacing?.budgetKey] })
-  const person = personOf(signedIn)
-  const samePerson = person !== undefined && previousPerson?.tenant === person.tenant && previousPerson.userId === person.userId
-  if (previousPerson !== undefined && previousHandle !== undefined && !samePerson) await app.personSessions.forget(previousPerson, previousHandle)
-  const handle = newSessionHandle()
-  Object.assign(request.session, signedIn, { handle })
-  // A Secure cookie is not issued over plain http (a proxy not in TRUST_PROXY, say): no session
-  // comes of it, so there is nothing to save or index (@fastify/session skips it as it answers).
-  if (app.config.session.secureCookie && request.protocol !== 'https') return
-  // Saved now rather than as the answer goes out (which then has nothing left to save), so that
-  // the session exists before anyone can find it in the index.
-  await request.session.save()
-  // For a sign-in another tab began in the session just replaced (plugins/replaced-sessions.ts).
-  // Best effort: without it, that sign-in leaves this session to its idle timeout.
-  // Only while another sign-in of this browser is open (a login cookie besides this callback's):
-  // nothing else could follow it, and the sign-in store is sized for one entry per sign-in.
-  const loginCookie = `${app.config.session.cookieName}-login-`
-  const othersOpen = Object.keys(request.cookies).filter((name) => name.startsWith(loginCookie)).length > 1
-  if (othersOpen) await rememberReplaced(app, [previous.authenticatedAt === undefined ? undefined : previous.sessionId, replacing?.sid], request.session.sessionId).catch(() => {})
-  if (person === undefined) return
-  try {
-    const ended = await app.personSessions.recordSignIn(person, handle, {
-      sid: request.session.sessionId,
-      grantId: signedIn.grantId,
-      createdAt: signedIn.authenticatedAt,
-      device: describeDevice(request.headers['user-agent']),
-      network: coarseNetwork(request.ip)
-    }, samePerson ? previousHandle : undefined)
-    await app.sessionsEnded('over_cap', ended)
-  } catch (error) {
-    // Not indexed, not kept: a session nobody could list or end from elsewhere.
-    await request.session.destroy().catch(() => {})
-    throw error
+async function beginSignedInSession (app: FastifyInstance, request: FastifyRequest, signedIn: SignedInSession, replacing: SignedIn | undefined): Promise<void> {
+  const held: HeldSession = {
+    sid: request.session.sessionId,
+    record: request.session,
+    rotate: async () => { await request.session.regenerate() },
+    save: async (record) => {
+      Object.assign(request.session, record)
+      // A Secure cookie is not issued over plain http (a proxy not in TRUST_PROXY, say): no
+      // session comes of it (@fastify/session skips it as it answers).
+      if (app.config.session.secureCookie && request.protocol !== 'https') return undefined
+      // Saved now rather than as the answer goes out (which then has nothing left to save).
+      await request.session.save()
+      return request.session.sessionId
+    },
+    destroy: async () => { await request.session.destroy() }
+  }
+  await beginSession({
+    ...endingParts(app),
+    dropSession: app.sessionStore.drop,
+    recordSignIn: app.personSessions.recordSignIn
+  }, held, {
+    session: signedIn,
+    replacing,
+    device: describeDevice(request.headers['user-agent']),
+    network: coarseNetwork(request.ip),
+    // For a sign-in another tab began in the session just replaced (plugins/replaced-sessions.ts).
+    // Best effort: without it, that sign-in leaves this session to its idle timeout. Only while
+    // another sign-in of this browser is open (a login cookie besides this callback's): nothing
+    // else could follow it, and the sign-in store is sized for one entry per sign-in.
+    afterSave: async (sid, previous) => {
+      const loginCookie = `${app.config.session.cookieName}-login-`
+      const othersOpen = Object.keys(request.cookies).filter((name) => name.startsWith(loginCookie)).length > 1
+      if (othersOpen) await rememberReplaced(app, [previous.live ? previous.sid : undefined, replacing?.sid], sid).catch(() => {})
+    }
+  })
+}
+
+function endingParts (app: FastifyInstance): EndSessionParts {
+  return {
+    deleteGrant: async (grantId) => { await app.grants.delete(grantId) },
+    forget: app.personSessions.forget,
+    ended: app.sessionsEnded
   }
 }

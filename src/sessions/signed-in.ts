@@ -13,20 +13,31 @@ export interface SessionTimeouts {
   absoluteTimeoutMs: number
 }
 
-/** What a session record may hold: read from a store, so every field is checked before use. */
-export interface SessionRecord {
+/**
+ * A stored session: what media-bff writes (the sign-in's fields, src/sign-in/session-after-sign-in.ts,
+ * and the touches). The one declaration of its fields; @fastify/session's Session carries them
+ * (plugins/session.ts), and SessionRecord is the same fields as read, unchecked.
+ */
+export interface StoredSession {
   /** src/store/record-format.ts; absent in records of media-bff 0.1.0. */
-  format?: unknown
-  grantId?: unknown
-  tenant?: unknown
-  user?: unknown
-  deniedScopes?: unknown
-  entitlements?: unknown
-  uploadOwner?: unknown
-  handle?: unknown
-  authenticatedAt?: unknown
-  lastSeen?: unknown
+  format?: number
+  grantId?: string
+  tenant?: string
+  user?: SessionUser
+  /** Scopes the account is entitled to, from user/info (undefined when it did not say). */
+  entitlements?: string[] | undefined
+  /** Scopes asked for in a re-authorization and not granted: no further redirect for them. */
+  deniedScopes?: string[]
+  /** Owner key of this sign-in's upload registrations; kept across re-authorization. */
+  uploadOwner?: string
+  /** This session's opaque id in its person's index (GET /auth/sessions); never the cookie's id. */
+  handle?: string
+  authenticatedAt?: number
+  lastSeen?: number
 }
+
+/** A stored session as read from a store: every field is checked before use. */
+export type SessionRecord = { [Field in keyof StoredSession]?: unknown }
 
 export interface SessionUser {
   id: string | undefined
