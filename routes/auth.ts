@@ -162,21 +162,29 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     return await reply.redirect(transaction.returnTo, 302)
   }
 
-  /** The session as GET /auth/session and the keep-alive answer it; a session whose grant is gone ends here. */
-  const sessionState = async (request: FastifyRequest, reply: FastifyReply): Promise<Static<typeof SessionState>> => {
-    reply.header('cache-control', 'no-store')
+  /**
+   * The session as GET /auth/session and the keep-alive answer it, as JSON text; a session whose
+   * grant is gone ends here. Text, not an object for Fastify to serialise: SessionState is a union,
+   * and its serialiser validates every answer against each branch (the date-time formats
+   * included) to pick one, which cost more than the rest of the route.
+   */
+  const sessionState = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const text = await sessionText(request, reply)
+    await reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(text)
+  }
+  const sessionText = async (request: FastifyRequest, reply: FastifyReply): Promise<string> => {
     const { signedIn } = request
-    if (signedIn === undefined) return { authenticated: false, login_url: signInUrl }
+    if (signedIn === undefined) return signedOut
     const stored = await app.grantOf(request)
     if (stored === undefined) {
       await app.endSignIn(request, reply, 'grant_gone')
-      return { authenticated: false, login_url: signInUrl }
+      return signedOut
     }
     const { grant } = stored
     const reauthRequired = grant.refreshToken === undefined && grant.expiresAt <= Date.now()
     const key = `${signedIn.handle} ${signedIn.idleEndsAt} ${signedIn.absoluteEndsAt} ${String(reauthRequired)}`
     const known = answers.get(grant)
-    if (known?.key === key) return known.answer
+    if (known?.key === key) return known.json
     const { user } = signedIn
     const answer: Static<typeof SignedInSession> = {
       authenticated: true,
@@ -188,13 +196,15 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       absolute_expires_at: new Date(signedIn.absoluteEndsAt).toISOString(),
       reauth_required: reauthRequired
     }
-    answers.set(grant, { key, answer })
-    return answer
+    const json = JSON.stringify(answer)
+    answers.set(grant, { key, json })
+    return json
   }
+  const signedOut = JSON.stringify({ authenticated: false, login_url: signInUrl } satisfies Static<typeof SessionState>)
   // Tabs ask for the session whenever they are looked at again, and the answer seldom changes: it
   // is built once per grant record (a refresh or a new sign-in makes another) and kept while the
   // session's deadlines and its token's state stay as they were.
-  const answers = new WeakMap<Grant, { key: string, answer: Static<typeof SessionState> }>()
+  const answers = new WeakMap<Grant, { key: string, json: string }>()
 
   app.get('/auth/session', {
     schema: { tags: ['auth'], operationId: 'getSession', summary: 'Who is signed in, with which scopes, until when; reading it does not count as activity', security: SESSION_IF_ANY, response: { 200: SessionState, 503: ErrorBody } },

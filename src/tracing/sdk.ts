@@ -28,6 +28,7 @@ import type { TracingConfig } from '../config/tracing.js'
 import type { Env } from '../config/env-reader.js'
 import { version } from '../version.js'
 import { Redactor } from './redaction.js'
+import { recordSpans } from './spans.js'
 
 export interface Tracing {
   /** Sends what is left and stops: after the app has closed. */
@@ -52,6 +53,7 @@ export function startTracing (config: Config, env: Env): Tracing {
   // Trace context only: a browser's baggage header is never carried on to the service.
   propagation.setGlobalPropagator(new W3CTraceContextPropagator())
   trace.setGlobalTracerProvider(provider)
+  recordSpans()
 
   const undici = new UndiciInstrumentation({
     // The URL without its query: a relayed call's query is the person's own input.

@@ -3,7 +3,7 @@
 // every call here is the API's no-op. Attributes say what an operator needs to follow an operation:
 // tenant, outcome, the ids of uploads and webhooks; never a token, code, cookie, secret or
 // signature.
-import { context, propagation, ROOT_CONTEXT, SpanStatusCode, trace, type Attributes, type Span, type SpanContext } from '@opentelemetry/api'
+import { context, INVALID_SPAN_CONTEXT, propagation, ROOT_CONTEXT, SpanStatusCode, trace, type Attributes, type Span, type SpanContext } from '@opentelemetry/api'
 import { version } from '../version.js'
 
 export type { Span, SpanContext } from '@opentelemetry/api'
@@ -33,10 +33,23 @@ export const ATTR = {
 const tracer = trace.getTracer('media-bff', version)
 
 /**
+ * Whether an SDK records this process's spans (src/tracing/sdk.ts says so as it starts). Without
+ * one, inSpan runs its work with a span that records nothing and builds no context for it: the
+ * API's no-op would build both on every call, a few per request.
+ */
+let recording = false
+const NOT_RECORDED: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT)
+
+export function recordSpans (): void {
+  recording = true
+}
+
+/**
  * Runs `work` in a span named `name`, a child of the current one, which it ends. A failure marks
  * the span failed with the error's kind only: messages may quote what the service sent.
  */
 export async function inSpan<T> (name: string, attributes: Attributes, work: (span: Span) => Promise<T>): Promise<T> {
+  if (!recording) return await work(NOT_RECORDED)
   return await tracer.startActiveSpan(name, { attributes }, async (span) => {
     try {
       return await work(span)
