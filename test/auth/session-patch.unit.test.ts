@@ -46,3 +46,16 @@ t.test('a restored session is unmodified until written to, however it is written
   same.lastSeen = 1
   t.notOk(same.isModified(), 'writing the same value is no change')
 })
+
+t.test('a session restored from frozen values (as the session store gives them) is checked by identity', async (t) => {
+  const Session = require('@fastify/session/lib/session.js') as SessionClass
+  const stored = Object.freeze({ grantId: 'g1', user: Object.freeze({ id: '7', name: 'Alice' }), deniedScopes: Object.freeze(['share']), lastSeen: 1 })
+  const restore = (): SessionLike => new Session({}, {}, () => 'id', { path: '/' }, { sign: (value) => `${value}.sig` }, stored, 'id')
+  t.notOk(restore().isModified(), 'only read')
+  const touched = restore()
+  touched.lastSeen = 2
+  t.ok(touched.isModified(), 'a touch')
+  const copied = restore()
+  copied.user = { ...(copied.user as object) }
+  t.ok(copied.isModified(), 'a value replaced by an equal copy counts as a change: a save too many, never one too few')
+})
