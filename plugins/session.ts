@@ -111,7 +111,9 @@ export default fp(async (app) => {
   app.addHook('onRequest', (request, _reply, done) => {
     const cookie = request.cookies[settings.cookieName]
     const unsigned = cookie === undefined ? undefined : signer.unsign(cookie)
-    if (unsigned?.valid !== true || unsigned.value === null) {
+    // @fastify/session restores nothing for a request target outside the cookie's path `/` (an
+    // absolute-form one, `GET http://host/...`): nothing is opened for it, so nothing waits here.
+    if (unsigned?.valid !== true || unsigned.value === null || request.raw.url?.startsWith('/') !== true) {
       done()
       return
     }
@@ -216,6 +218,7 @@ export default fp(async (app) => {
 async function endSignIn (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, ending: Ending): Promise<void> {
   const { session } = request
   if (session === undefined || session === null) return
+  app.sessionCore.forget(session.sessionId)
   await endSession(endingParts(app), session, async () => { await session.destroy() }, ending)
   const { cookieName, secureCookie } = app.config.session
   reply.clearCookie(cookieName, { path: '/', httpOnly: true, secure: secureCookie, sameSite: 'strict' })

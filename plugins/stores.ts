@@ -33,7 +33,7 @@ declare module 'fastify' {
     registrations: Registrations
     /** The records behind @fastify/session (plugins/session.ts). */
     sessionStore: SessionStore<SessionRecord>
-    /** Each person's epoch: replaced after every change to their sessions or grants (src/sessions/session-epochs.ts). */
+    /** Each person's epoch: dropped after every change to their sessions or grants (src/sessions/session-epochs.ts). */
     sessionEpochs: SessionEpochs
     /** Opens a request's session in one exchange when this replica keeps a copy of it (src/sessions/session-core.ts). */
     sessionCore: SessionCore

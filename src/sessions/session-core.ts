@@ -2,10 +2,10 @@
 // session recently: the session's record and its grant are kept here, as read, with the epoch of
 // their person they were read under (session-epochs.ts); each request reads that epoch, with its
 // count against the route's rate limit, and uses the copy while the epoch is unchanged. Every
-// change to a person's sessions or grants replaces their epoch after it is made, so an ending on
+// change to a person's sessions or grants drops their epoch after it is made, so an ending on
 // any replica reaches every other on its next request; copies are re-read at least every
-// MAX_AGE_MS too, as a bound on what a replica that does not replace epochs (a version before
-// 0.3.0 during a rolling upgrade) can leave stale.
+// MAX_AGE_MS too (a monotonic clock, from before the reads), as a bound on what a replica that
+// does not drop epochs (a version before 0.3.0 during a rolling upgrade) can leave stale.
 //
 // Only sessions of a known person whose grant is theirs are kept: the grant store replaces the
 // epoch of the person a grant names (src/grants/grant-store.ts), so such a grant's refresh on
@@ -38,7 +38,7 @@ export interface SessionCoreOptions {
   /** The session store's read of a record (src/store/session-store.ts). */
   readSession: (sid: string) => Promise<unknown>
   readGrant: (grantId: string) => Promise<StoredGrant | undefined>
-  /** A clock for the copies' age (tests move it on). */
+  /** A monotonic clock in milliseconds for the copies' age (tests move it on). */
   now?: () => number
   maxAgeMs?: number
   maxEntries?: number
@@ -49,6 +49,7 @@ interface Kept {
   grant: StoredGrant
   budgetKey: string
   epoch: string
+  /** When its epoch was about to be read: its age runs from before every read it was made of. */
   readAt: number
 }
 
@@ -60,24 +61,35 @@ export interface SessionCore {
    * refuses the epoch's and the count's writes, still gives the record, uncounted.
    */
   open: (sid: string, counting?: CountAgainst) => Promise<OpenedSession>
+  /** Drops this replica's copy of a session that ended here (the epoch tells the others). */
+  forget: (sid: string) => void
   /** Sessions kept (for tests and the bench). */
   readonly size: number
 }
 
-export function createSessionCore ({ epochs, readSession, readGrant, now = Date.now, maxAgeMs = MAX_AGE_MS, maxEntries = MAX_ENTRIES }: SessionCoreOptions): SessionCore {
+export function createSessionCore ({ epochs, readSession, readGrant, now = () => performance.now(), maxAgeMs = MAX_AGE_MS, maxEntries = MAX_ENTRIES }: SessionCoreOptions): SessionCore {
+  // In the order the copies were read (each is deleted before it is put back): the oldest first.
   const kept = new Map<string, Kept>()
+
+  /** Makes room, and lets go of copies past their age (they hold tokens, and would be read again anyway). */
+  const keepRoom = (at: number): void => {
+    for (const [sid, copy] of kept) {
+      if (kept.size < maxEntries && at - copy.readAt < maxAgeMs) break
+      kept.delete(sid)
+    }
+  }
 
   const read = async (sid: string): Promise<SessionRecord | undefined> => recordOf(await readSession(sid))
 
   /** Reads the session and its grant again, after their epoch: kept when they may be. */
-  const reread = async (sid: string, budgetKey: string, epoch: ReadAndCounted, grantId: unknown): Promise<OpenedSession> => {
+  const reread = async (sid: string, budgetKey: string, epoch: ReadAndCounted, grantId: unknown, readAt: number): Promise<OpenedSession> => {
     const [record, first] = await Promise.all([read(sid), typeof grantId === 'string' ? readGrant(grantId) : undefined])
     // The session moved to another grant between the two reads: that one is its grant.
     const grant = typeof record?.grantId === 'string' && record.grantId !== grantId ? await readGrant(record.grantId) : first
     kept.delete(sid)
     if (record !== undefined && grant !== undefined && keepable(record, grant, budgetKey)) {
-      if (kept.size >= maxEntries) kept.delete(kept.keys().next().value as string)
-      kept.set(sid, { record, grant, budgetKey, epoch: epoch.value, readAt: now() })
+      keepRoom(now())
+      kept.set(sid, { record, grant, budgetKey, epoch: epoch.value, readAt })
     }
     return { record, grant, counted: countedOf(epoch) }
   }
@@ -86,15 +98,16 @@ export function createSessionCore ({ epochs, readSession, readGrant, now = Date.
     async open (sid, counting) {
       try {
         const copy = kept.get(sid)
+        const startedAt = now()
         if (copy !== undefined) {
           const epoch = await epochs.read(copy.budgetKey, counting)
-          if (epoch.value === copy.epoch && now() - copy.readAt < maxAgeMs) return { record: copy.record, grant: copy.grant, counted: countedOf(epoch) }
-          return await reread(sid, copy.budgetKey, epoch, copy.record.grantId)
+          if (epoch.value === copy.epoch && startedAt - copy.readAt < maxAgeMs) return { record: copy.record, grant: copy.grant, counted: countedOf(epoch) }
+          return await reread(sid, copy.budgetKey, epoch, copy.record.grantId, startedAt)
         }
         const record = await read(sid)
         const budgetKey = budgetKeyOf(record)
         if (record === undefined || budgetKey === undefined) return { record, grant: undefined, counted: undefined }
-        return await reread(sid, budgetKey, await epochs.read(budgetKey, counting), record.grantId)
+        return await reread(sid, budgetKey, await epochs.read(budgetKey, counting), record.grantId, startedAt)
       } catch (error) {
         if (!(error instanceof StoreFullError)) throw error
         // Redis at maxmemory refuses the scripts that write (the epoch, the count); reads still
@@ -103,13 +116,16 @@ export function createSessionCore ({ epochs, readSession, readGrant, now = Date.
         return { record: await read(sid), grant: undefined, counted: undefined }
       }
     },
+    forget (sid) {
+      kept.delete(sid)
+    },
     get size () { return kept.size }
   }
 }
 
 /**
  * Whether the copy can be kept: a signed-in session of a known person, with a grant of that same
- * person (a change to the grant replaces this person's epoch).
+ * person (a change to the grant drops this person's epoch).
  */
 function keepable (record: SessionRecord, grant: StoredGrant, budgetKey: string): boolean {
   const { userId, tenant } = grant.grant

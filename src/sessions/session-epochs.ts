@@ -1,14 +1,16 @@
-// Each person's epoch: a random value in the store, replaced after every change to any of their
-// sessions or grants (a write, an ending, a refresh). A replica keeps copies of the sessions it
+// Each person's epoch: a value in the store, dropped after every change to any of their sessions
+// or grants (a write, an ending, a refresh); the next read puts a new one in its place. A replica keeps copies of the sessions it
 // serves (session-core.ts) and trusts a copy while the epoch it was read under is still the one
 // in the store: one read per request tells every replica at once that a copy is out of date.
 // The epoch is read in the same exchange as the request's rate counter: both keys carry the
 // person's tag, so they share a Redis Cluster hash slot.
 //
-// Values never used before rather than a count: an epoch the store lost (evicted in memory, a
-// Redis restart) comes back as a new value, never as one a stale copy was read under. Each is this
-// process's random prefix and a counter: unique across replicas and restarts, and cheap enough to
-// offer on every read (a read of an epoch that is absent writes the one it offers).
+// Values never used before rather than a count: an epoch dropped, or lost by the store (evicted in
+// memory, a Redis restart), comes back as a new value, never as one a stale copy was read under.
+// Each is this process's random prefix and a counter: unique across replicas and restarts, and
+// cheap enough to offer on every read (a read of an epoch that is absent writes the one it
+// offers). A change drops the epoch rather than writing a new one: Redis at maxmemory refuses
+// writes but not deletes, and an ending must reach every replica then too.
 import { createHash, randomBytes } from 'node:crypto'
 import type { KeyValueStore, ReadAndCounted } from '../store/key-value-store.js'
 import { createBoundedMemo } from '../bounded-memo.js'
@@ -17,7 +19,7 @@ import { createBoundedMemo } from '../bounded-memo.js'
 const TAG_MEMO_ENTRIES = 10_000
 
 export interface SessionEpochsOptions {
-  /** How long an epoch is kept after its last change: as long as a session can live. */
+  /** How long an epoch is kept once written: as long as a session can live. */
   lifetimeMs: number
 }
 
@@ -52,7 +54,7 @@ export function createSessionEpochs (checks: KeyValueStore, { lifetimeMs }: Sess
       return await checks.readAndCount(epoch, newEpoch(), lifetimeMs, counter)
     },
     async changed (budgetKey) {
-      await checks.set(keys(budgetKey).epoch, newEpoch(), lifetimeMs)
+      await checks.delete(keys(budgetKey).epoch)
     }
   }
 }

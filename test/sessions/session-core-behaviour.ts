@@ -64,6 +64,17 @@ export function sessionCoreBehaviour (t: Test, openStore: () => KeyValueStore): 
     return { sid, record, grant, budgetKey: userId === undefined ? undefined : personBudgetKey({ tenant: 'default', userId }) }
   }
 
+  /** A signed-in session both replicas have served, so both hold a copy, and the grant A opened. */
+  const servedOnBoth = async () => {
+    const a = replica()
+    const b = replica()
+    const signedIn = await signIn()
+    const opened = await a.open(signedIn.sid)
+    await b.open(signedIn.sid)
+    if (opened.grant === undefined) throw new Error('no grant opened')
+    return { a, b, ...signedIn, opened: opened.grant }
+  }
+
   t.test('a session kept here opens in one exchange, with its grant and the request\'s count', async (t) => {
     const b = replica()
     const { sid, grant } = await signIn()
@@ -82,11 +93,7 @@ export function sessionCoreBehaviour (t: Test, openStore: () => KeyValueStore): 
   })
 
   t.test('an ending on A is seen on B\'s next request', async (t) => {
-    const a = replica()
-    const b = replica()
-    const { sid, record, budgetKey } = await signIn()
-    await a.open(sid)
-    await b.open(sid)
+    const { a, b, sid, record, budgetKey } = await servedOnBoth()
     // Deleted without the news: B still serves its copy, which is what the epoch is there for.
     await sessions.drop(sid)
     t.not((await b.open(sid)).record, undefined, 'without the epoch replaced, B does not know')
@@ -97,23 +104,14 @@ export function sessionCoreBehaviour (t: Test, openStore: () => KeyValueStore): 
   })
 
   t.test('a refresh on A reaches B with the new tokens', async (t) => {
-    const a = replica()
-    const b = replica()
-    const { sid } = await signIn()
-    const opened = await a.open(sid)
-    await b.open(sid)
-    if (opened.grant === undefined) throw new Error('no grant opened')
-    const refreshed = await grants.replace(opened.grant, { accessToken: 'refreshed', refreshedAt: Date.now() })
+    const { b, sid, opened } = await servedOnBoth()
+    const refreshed = await grants.replace(opened, { accessToken: 'refreshed', refreshedAt: Date.now() })
     t.not(refreshed, undefined)
     t.equal((await b.open(sid)).grant?.grant.accessToken, 'refreshed')
   })
 
   t.test('a session written on A (a touch, a denied scope) reaches B', async (t) => {
-    const a = replica()
-    const b = replica()
-    const { sid, record } = await signIn()
-    await a.open(sid)
-    await b.open(sid)
+    const { b, sid, record } = await servedOnBoth()
     await save(sid, { ...record, lastSeen: record.lastSeen as number + 1000, deniedScopes: ['share'] })
     const seen = (await b.open(sid)).record
     t.same([seen?.lastSeen, seen?.deniedScopes], [record.lastSeen as number + 1000, ['share']])
@@ -128,6 +126,59 @@ export function sessionCoreBehaviour (t: Test, openStore: () => KeyValueStore): 
     t.not((await b.open(sid)).record, undefined, 'within its age: the copy')
     now += MAX_AGE_MS
     t.equal((await b.open(sid)).record, undefined, 'past it: read again')
+  })
+
+  t.test('a refresh refused on A (its grant ended) reaches B', async (t) => {
+    const { b, sid, opened } = await servedOnBoth()
+    await grants.deleteIfUnchanged(opened)
+    const seen = await b.open(sid)
+    t.not(seen.record, undefined, 'the session is still there')
+    t.equal(seen.grant, undefined, 'its grant is not: B learns it is gone')
+  })
+
+  t.test('an epoch dropped or lost comes back as a value never used before, and copies are read again', async (t) => {
+    const b = replica()
+    const { sid, budgetKey } = await signIn()
+    if (budgetKey === undefined) throw new Error('no person')
+    const before = await epochs.read(budgetKey)
+    await b.open(sid)
+    await epochs.changed(budgetKey)
+    const after = await epochs.read(budgetKey)
+    t.not(after.value, before.value, 'a new epoch')
+    const again = await exchanges(async () => await b.open(sid))
+    t.ok(again.exchanges > 1, `B reads the session again (${again.exchanges} exchanges)`)
+    t.equal((await exchanges(async () => await b.open(sid))).exchanges, 1, 'then keeps it again')
+  })
+
+  for (const when of ['before', 'after'] as const) {
+    t.test(`a write on A just ${when} B reads the epoch of a session it opens is never kept stale`, async (t) => {
+      const { sid, record, budgetKey } = await signIn()
+      if (budgetKey === undefined) throw new Error('no person')
+      let reads = 0
+      const racing: typeof epochs = {
+        changed: epochs.changed,
+        read: async (key, counting) => {
+          const first = ++reads === 1
+          if (first && when === 'before') await save(sid, { ...record, deniedScopes: ['manage'] })
+          const read = await epochs.read(key, counting)
+          if (first && when === 'after') await save(sid, { ...record, deniedScopes: ['manage'] })
+          return read
+        }
+      }
+      const b = createSessionCore({ epochs: racing, readSession: sessions.load, readGrant: grants.read })
+      await b.open(sid)
+      t.same((await b.open(sid)).record?.deniedScopes, ['manage'], 'the next request sees the write')
+      t.same((await b.open(sid)).record?.deniedScopes, ['manage'], 'and the one after')
+    })
+  }
+
+  t.test('a session ended here is forgotten at once', async (t) => {
+    const b = replica()
+    const { sid } = await signIn()
+    await b.open(sid)
+    t.equal(b.size, 1)
+    b.forget(sid)
+    t.equal(b.size, 0)
   })
 
   t.test('a session of nobody known is read on every request, and still counted', async (t) => {

@@ -1,7 +1,7 @@
 // GET /auth/sessions, DELETE /auth/sessions/:id, POST /auth/sessions/end-others and the operator's
 // lever over HTTP, once per store backend (sessions-memory.test.ts, sessions-redis.test.ts).
 import type { Test } from 'tap'
-import { startBff, startStack } from '../helpers/bff.js'
+import { startBff, startStack, testTokenKey } from '../helpers/bff.js'
 import type { Browser } from '../helpers/http-client.js'
 import { signIn } from '../helpers/sign-in.js'
 
@@ -11,10 +11,18 @@ export const OPERATOR_TOKEN = 'operator-token-0123456789-abcdefghijklmnop'
 
 export function sessionsSuite (t: Test, storeEnv: () => Record<string, string>): void {
   const stackWith = async (t: Test, env: Record<string, string> = {}) => {
-    const stack = await startStack({ env: { TRUST_PROXY: '127.0.0.1', OAUTH_SCOPES: 'basic user.info upload', ...storeEnv(), ...env } })
+    // What another instance must share with this one to serve its sessions: the store and the keys.
+    const shared = { TRUST_PROXY: '127.0.0.1', OAUTH_SCOPES: 'basic user.info upload', ...storeEnv(), TOKEN_KEYS: testTokenKey() }
+    const stack = await startStack({ env: { ...shared, ...env } })
     t.teardown(stack.close)
     const device = (userAgent: string, address: string, instance = stack.bff): Browser => instance.browser({ 'user-agent': userAgent, 'x-forwarded-for': address })
-    return { ...stack, device }
+    /** A second instance beside the first, on the same store with the same keys. */
+    const secondInstance = async () => {
+      const second = await startBff(stack.emulator, shared)
+      t.teardown(second.close)
+      return second
+    }
+    return { ...stack, device, secondInstance }
   }
   const signedIn = async (browser: Browser, user = 'alice'): Promise<Browser> => {
     const { callback } = await signIn(browser, { user })
@@ -47,19 +55,22 @@ export function sessionsSuite (t: Test, storeEnv: () => Record<string, string>):
 
   t.test('ending another session: its cookie is dead on its next request, on another instance too', async (t) => {
     const stack = await stackWith(t)
-    const second = await startBff(stack.emulator, { TRUST_PROXY: '127.0.0.1', OAUTH_SCOPES: 'basic user.info upload', ...storeEnv() })
-    t.teardown(second.close)
+    const second = await stack.secondInstance()
     const office = await signedIn(stack.device(FIREFOX_LINUX, '203.0.113.77'))
     const laptop = await signedIn(stack.device(SAFARI_IPHONE, '203.0.113.78'))
     const laptopId = (await sessionsOf(laptop)).find((session) => session.current === true)?.id
+    // The same cookie, presented to the other instance: it serves the session first, so it holds
+    // a copy of it when the ending comes (src/sessions/session-core.ts).
+    const elsewhere = second.browser()
+    for (const [name, value] of laptop.cookies) elsewhere.cookies.set(name, value)
+    const shared = stack.bff.config.redisUrl !== undefined
+    if (shared) t.equal((await elsewhere.get('/auth/session')).json().authenticated, true, 'another instance serves it')
     const ended = await office.fetch('DELETE', `/auth/sessions/${String(laptopId)}`, { headers: { 'x-csrf': '1' } })
     t.equal(ended.status, 200)
     t.same(ended.json(), { ended: 1, signed_out: false })
-    if (stack.bff.config.redisUrl !== undefined) {
-      // The same cookie, presented to the other instance.
-      const elsewhere = second.browser()
-      for (const [name, value] of laptop.cookies) elsewhere.cookies.set(name, value)
-      t.equal((await elsewhere.get('/auth/session')).json().authenticated, false, 'another instance sees it ended')
+    if (shared) {
+      t.equal((await elsewhere.get('/auth/session')).json().authenticated, false, 'and sees it ended on its next request')
+      t.equal((await elsewhere.post('/uploads/register', { folder_id: 0 })).status, 401, 'its grant with it')
     }
     const refused = await laptop.post('/uploads/register', { folder_id: 0 })
     t.equal(refused.status, 401, 'its next call is refused')
@@ -113,6 +124,31 @@ export function sessionsSuite (t: Test, storeEnv: () => Record<string, string>):
     await phone.post('/auth/logout')
     t.equal((await sessionsOf(office)).length, 1, 'a sign-out removes its entry')
   })
+
+  // Two instances share only a Redis: this one runs in the Redis suite alone.
+  if (storeEnv().REDIS_URL !== undefined) {
+    t.test('a sign-out and ending the others reach another instance that holds a copy of them', async (t) => {
+      const stack = await stackWith(t)
+      const second = await stack.secondInstance()
+      /** The browser's cookies presented to the second instance, after it has served them once. */
+      const onSecond = async (browser: Browser): Promise<Browser> => {
+        const there = second.browser()
+        for (const [name, value] of browser.cookies) there.cookies.set(name, value)
+        t.equal((await there.get('/auth/session')).json().authenticated, true, 'served there first')
+        return there
+      }
+      const office = await signedIn(stack.device(FIREFOX_LINUX, '203.0.113.77'))
+      const phone = await signedIn(stack.device(SAFARI_IPHONE, '203.0.113.78'))
+      const phoneThere = await onSecond(phone)
+      await phone.post('/auth/logout')
+      t.equal((await phoneThere.get('/auth/session')).json().authenticated, false, 'signed out on the first, ended on the second')
+      const tablet = await signedIn(stack.device(SAFARI_IPHONE, '203.0.113.79'))
+      const tabletThere = await onSecond(tablet)
+      t.equal((await office.post('/auth/sessions/end-others')).json().ended, 1)
+      t.equal((await tabletThere.get('/auth/session')).json().authenticated, false, 'the others ended on the first, ended on the second')
+      t.equal((await office.get('/auth/session')).json().authenticated, true, 'the caller is still signed in')
+    })
+  }
 
   t.test('listing is rate-limited per person', async (t) => {
     const { device } = await stackWith(t, { RATE_LIMIT_SESSIONS_PER_MINUTE: '2' })
