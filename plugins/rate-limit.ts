@@ -28,7 +28,7 @@ import fp from 'fastify-plugin'
 import fastifyRateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../src/errors.js'
-import { LIMIT_WINDOW_MS, type LimitName } from '../src/rate-limits.js'
+import { LIMIT_WINDOW_MS, PERSON_LIMITS, type LimitName } from '../src/rate-limits.js'
 import { guardRoute } from './route-guards.js'
 
 declare module 'fastify' {
@@ -81,15 +81,17 @@ export default fp(async (app) => {
     done(counted !== undefined && counted.count > max ? tooMany(counted.resetInMs) : undefined)
   }
 
-  const limits: Record<LimitName, Guard> = {
-    login: perAddress('auth', rateLimit.loginPerMinute),
-    webhooks: perAddress('webhooks', app.config.webhooks.perMinute),
-    register: perPerson(rateLimit.registerPerMinute),
-    finish: perPerson(rateLimit.finishPerMinute),
-    api: perPerson(rateLimit.apiPerMinute),
-    sessions: perPerson(rateLimit.sessionsPerMinute),
-    events: perPerson(rateLimit.eventsPerMinute)
+  const maxima: Record<LimitName, number> = {
+    login: rateLimit.loginPerMinute,
+    webhooks: app.config.webhooks.perMinute,
+    register: rateLimit.registerPerMinute,
+    finish: rateLimit.finishPerMinute,
+    api: rateLimit.apiPerMinute,
+    sessions: rateLimit.sessionsPerMinute,
+    events: rateLimit.eventsPerMinute
   }
+  // Whom each counts is said once, in src/rate-limits.ts (the session core counts those per person).
+  const limits = Object.fromEntries(Object.entries(maxima).map(([name, max]) => [name, PERSON_LIMITS.has(name) ? perPerson(max) : perAddress(name, max)])) as Record<LimitName, Guard>
   // onRequest, after the session's own hooks (global, so earlier): who is signed in is known, and
   // nothing is read or parsed for a request over its limit.
   app.addHook('onRoute', (route) => {

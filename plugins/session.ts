@@ -7,7 +7,7 @@ import fastifySession from '@fastify/session'
 import { rememberingSigner } from './session-signer.js'
 import { cameUnderPreviousName, readPreviousCookieName, writePreviousCookieName } from './previous-cookie-name.js'
 import { liveSessionFrom, rememberReplaced } from './replaced-sessions.js'
-import { signedInOf, type SignedIn, type StoredSession } from '../src/sessions/signed-in.js'
+import { signedInOf, type SessionRecord, type SignedIn, type StoredSession } from '../src/sessions/signed-in.js'
 import { newSessionHandle } from '../src/sessions/session-index.js'
 import { endSession, type EndSessionParts } from '../src/sessions/end-session.js'
 import { beginSession, type HeldSession } from '../src/sessions/begin-session.js'
@@ -17,7 +17,6 @@ import { sessionEndings, type Ending, type SessionEnded } from '../src/sessions/
 import { coarseNetwork } from '../src/sessions/network.js'
 import type { SignedInSession } from '../src/sign-in/session-after-sign-in.js'
 import type { StoredGrant } from '../src/grants/grant-store.js'
-import type { SessionRecord } from '../src/sessions/signed-in.js'
 import { LIMIT_WINDOW_MS, PERSON_LIMITS } from '../src/rate-limits.js'
 
 declare module 'fastify' {

@@ -5,7 +5,7 @@
 import fp from 'fastify-plugin'
 import { createStoreFamilies, type StoreFamilies } from '../src/store/store-families.js'
 import { createTokenCipher, type TokenCipher } from '../src/store/token-cipher.js'
-import { createGrantStore, type GrantStore } from '../src/grants/grant-store.js'
+import { createGrantStore, type GrantStore, type StoredGrant } from '../src/grants/grant-store.js'
 import { createLoginTransactions, type LoginTransactions } from '../src/sign-in/login-transactions.js'
 import { createLoginStateSigner } from '../src/sign-in/login-state.js'
 import { createRegistrations, type Registrations } from '../src/uploads/registrations.js'
@@ -36,7 +36,7 @@ declare module 'fastify' {
     /** Each person's epoch: dropped after every change to their sessions or grants (src/sessions/session-epochs.ts). */
     sessionEpochs: SessionEpochs
     /** Opens a request's session in one exchange when this replica keeps a copy of it (src/sessions/session-core.ts). */
-    sessionCore: SessionCore
+    sessionCore: SessionCore<StoredGrant>
     /** Each person's sessions: listed, ended one by one or all at once, on every instance. */
     personSessions: PersonSessions
     /** Whose files media-bff saw finished, for the webhooks about them. */

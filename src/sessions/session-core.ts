@@ -13,9 +13,7 @@
 //
 // The order matters: a copy is always read after the epoch it is kept under, so a change made
 // between the two leaves a newer epoch than the copy's, never the other way round.
-import type { StoredGrant } from '../grants/grant-store.js'
-import { StoreFullError } from '../store/key-value-store.js'
-import type { ReadAndCounted } from '../store/key-value-store.js'
+import { StoreFullError, type ReadAndCounted } from '../store/key-value-store.js'
 import { budgetKeyOf, personBudgetKey, type SessionRecord } from './signed-in.js'
 import type { CountAgainst, SessionEpochs } from './session-epochs.js'
 
@@ -24,52 +22,57 @@ export const MAX_AGE_MS = 5_000
 /** Sessions kept per replica; beyond it the oldest kept goes. */
 const MAX_ENTRIES = 10_000
 
-export interface OpenedSession {
+/** What the core needs to know of a grant as the grant store reads it (src/grants/grant-store.ts). */
+export interface GrantAsRead {
+  grant: { id: string, tenant: string, userId: string | undefined }
+}
+
+export interface OpenedSession<G extends GrantAsRead = GrantAsRead> {
   /** The stored record (undefined: none, or ended). */
   record: SessionRecord | undefined
   /** The session's grant as read with it (undefined: read it when it is needed). */
-  grant: StoredGrant | undefined
+  grant: G | undefined
   /** The request's count against its person's limit: asked for, and counted by the store. */
   counted: { count: number, resetInMs: number } | undefined
 }
 
-export interface SessionCoreOptions {
+export interface SessionCoreOptions<G extends GrantAsRead> {
   epochs: SessionEpochs
   /** The session store's read of a record (src/store/session-store.ts). */
   readSession: (sid: string) => Promise<unknown>
-  readGrant: (grantId: string) => Promise<StoredGrant | undefined>
+  readGrant: (grantId: string) => Promise<G | undefined>
   /** A monotonic clock in milliseconds for the copies' age (tests move it on). */
   now?: () => number
   maxAgeMs?: number
   maxEntries?: number
 }
 
-interface Kept {
+interface Kept<G> {
   record: SessionRecord
-  grant: StoredGrant
+  grant: G
   budgetKey: string
   epoch: string
   /** When its epoch was about to be read: its age runs from before every read it was made of. */
   readAt: number
 }
 
-export interface SessionCore {
+export interface SessionCore<G extends GrantAsRead = GrantAsRead> {
   /**
    * The session `sid` names, its grant, and the request's count against `counting`: one exchange
    * with the store for a session kept here, up to four for one that is not (or is out of date).
    * A store that cannot be reached rejects (StoreUnavailableError); one at maxmemory, which
    * refuses the epoch's and the count's writes, still gives the record, uncounted.
    */
-  open: (sid: string, counting?: CountAgainst) => Promise<OpenedSession>
+  open: (sid: string, counting?: CountAgainst) => Promise<OpenedSession<G>>
   /** Drops this replica's copy of a session that ended here (the epoch tells the others). */
   forget: (sid: string) => void
   /** Sessions kept (for tests and the bench). */
   readonly size: number
 }
 
-export function createSessionCore ({ epochs, readSession, readGrant, now = () => performance.now(), maxAgeMs = MAX_AGE_MS, maxEntries = MAX_ENTRIES }: SessionCoreOptions): SessionCore {
+export function createSessionCore<G extends GrantAsRead> ({ epochs, readSession, readGrant, now = () => performance.now(), maxAgeMs = MAX_AGE_MS, maxEntries = MAX_ENTRIES }: SessionCoreOptions<G>): SessionCore<G> {
   // In the order the copies were read (each is deleted before it is put back): the oldest first.
-  const kept = new Map<string, Kept>()
+  const kept = new Map<string, Kept<G>>()
 
   /** Makes room, and lets go of copies past their age (they hold tokens, and would be read again anyway). */
   const keepRoom = (at: number): void => {
@@ -82,12 +85,12 @@ export function createSessionCore ({ epochs, readSession, readGrant, now = () =>
   const read = async (sid: string): Promise<SessionRecord | undefined> => recordOf(await readSession(sid))
 
   /** Reads the session and its grant again, after their epoch: kept when they may be. */
-  const reread = async (sid: string, budgetKey: string, epoch: ReadAndCounted, grantId: unknown, readAt: number): Promise<OpenedSession> => {
+  const reread = async (sid: string, budgetKey: string, epoch: ReadAndCounted, grantId: unknown, readAt: number): Promise<OpenedSession<G>> => {
     const [record, first] = await Promise.all([read(sid), typeof grantId === 'string' ? readGrant(grantId) : undefined])
     // The session moved to another grant between the two reads: that one is its grant.
     const grant = typeof record?.grantId === 'string' && record.grantId !== grantId ? await readGrant(record.grantId) : first
     kept.delete(sid)
-    if (record !== undefined && grant !== undefined && keepable(record, grant, budgetKey)) {
+    if (record !== undefined && grant !== undefined && keepable(grant, budgetKey)) {
       keepRoom(now())
       kept.set(sid, { record, grant, budgetKey, epoch: epoch.value, readAt })
     }
@@ -127,7 +130,7 @@ export function createSessionCore ({ epochs, readSession, readGrant, now = () =>
  * Whether the copy can be kept: a signed-in session of a known person, with a grant of that same
  * person (a change to the grant drops this person's epoch).
  */
-function keepable (record: SessionRecord, grant: StoredGrant, budgetKey: string): boolean {
+function keepable (grant: GrantAsRead, budgetKey: string): boolean {
   const { userId, tenant } = grant.grant
   return userId !== undefined && personBudgetKey({ tenant, userId }) === budgetKey
 }
