@@ -101,7 +101,7 @@ export default fp(async (app) => {
     if (!Object.hasOwn(limits, name)) return
     guardRoute(route, 'limit', 'onRequest', limits[name])
   })
-}, { name: 'rate-limit', dependencies: ['config', 'stores', 'session'] })
+}, { name: 'rate-limit', dependencies: ['config', 'session'] })
 
 /** The client as the limits count it: an IPv6 address stands for its /64. */
 export function clientAddress (ip: string): string {

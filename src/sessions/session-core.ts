@@ -7,9 +7,9 @@
 // MAX_AGE_MS too (a monotonic clock, from before the reads), as a bound on what a replica that
 // does not drop epochs (a version before 0.3.0 during a rolling upgrade) can leave stale.
 //
-// Only sessions of a known person whose grant is theirs are kept: the grant store replaces the
-// epoch of the person a grant names (src/grants/grant-store.ts), so such a grant's refresh on
-// another replica is seen here too. Any other session is read on every request, as before.
+// Only sessions of a known person whose grant is theirs are kept: the grant store drops the epoch
+// of the person a grant names (src/grants/grant-store.ts), so such a grant's refresh on another
+// replica is seen here too. Any other session is read on every request, as before.
 //
 // The order matters: a copy is always read after the epoch it is kept under, so a change made
 // between the two leaves a newer epoch than the copy's, never the other way round.

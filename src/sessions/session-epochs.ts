@@ -1,7 +1,8 @@
 // Each person's epoch: a value in the store, dropped after every change to any of their sessions
-// or grants (a write, an ending, a refresh); the next read puts a new one in its place. A replica keeps copies of the sessions it
-// serves (session-core.ts) and trusts a copy while the epoch it was read under is still the one
-// in the store: one read per request tells every replica at once that a copy is out of date.
+// or grants (a write, an ending, a refresh); the next read puts a new one in its place. A replica
+// keeps copies of the sessions it serves (session-core.ts) and trusts a copy while the epoch it
+// was read under is still the one in the store: one read per request tells every replica at once
+// that a copy is out of date.
 // The epoch is read in the same exchange as the request's rate counter: both keys carry the
 // person's tag, so they share a Redis Cluster hash slot.
 //
