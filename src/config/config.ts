@@ -98,8 +98,8 @@ export function readConfig (env: Env = process.env, sources: ConfigSources = {})
   const service = readMediaService(read, production)
   const mount = readMount(read, address.publicUrl, production)
   const session = readSessionSettings(read, address.isHttps)
-  const store = readStoreSettings(read)
-  const operators = readOperatorTokens(read)
+  const store = readStoreSettings(read, production)
+  const operators = readOperatorTokens(read, production)
   const config: Config = {
     publicUrl: address.publicUrl,
     publicOrigin: address.publicOrigin,

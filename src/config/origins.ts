@@ -5,6 +5,7 @@
 import type { DeclaredReader } from './declared-reader.js'
 import { isSameSite, siteOf } from './same-site.js'
 import { isAddressOrCidr, trustsEveryone } from './trusted-proxies.js'
+import { readOptionalSetting } from './unset-on-purpose.js'
 
 export interface PublicAddress {
   publicUrl: string
@@ -26,7 +27,8 @@ export function readPublicAddress (read: DeclaredReader, production: boolean): P
 }
 
 export function readTrustProxy (read: DeclaredReader, production: boolean): string[] {
-  const trustProxy = read.list('TRUST_PROXY')
+  // `none`: no proxy in front, on purpose (src/config/unset-on-purpose.ts).
+  const trustProxy = readOptionalSetting(read, 'TRUST_PROXY', production) === undefined ? [] : read.list('TRUST_PROXY')
   for (const entry of trustProxy) {
     if (!isAddressOrCidr(entry)) read.problem('TRUST_PROXY', `"${entry}" is not an IP address or CIDR range`)
     // Fastify's proxy-address matcher throws on a /0 at start; say why instead, in any environment.

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs'
 import type { DeclaredReader } from './declared-reader.js'
 import { parseRedisUrl, passwordOf, RedisUrlError, withPassword } from '../store/redis-url.js'
+import { readOptionalSetting } from './unset-on-purpose.js'
 
 export interface StoreSettings {
   redisUrl: string | undefined
@@ -13,8 +14,8 @@ export interface StoreSettings {
   redisTlsCa: string | undefined
 }
 
-export function readStoreSettings (read: DeclaredReader): StoreSettings {
-  const redisUrl = readRedisUrl(read)
+export function readStoreSettings (read: DeclaredReader, production: boolean): StoreSettings {
+  const redisUrl = readRedisUrl(read, production)
   return {
     redisUrl,
     redisKeyPrefix: read.string('REDIS_KEY_PREFIX'),
@@ -27,8 +28,9 @@ export function readStoreSettings (read: DeclaredReader): StoreSettings {
  * REDIS_URL, with REDIS_PASSWORD put in: a Redis whose password is a secret of its own (a
  * Kubernetes Secret of one key, say) while its address is plain configuration.
  */
-function readRedisUrl (read: DeclaredReader): string | undefined {
-  const url = read.raw('REDIS_URL')
+function readRedisUrl (read: DeclaredReader, production: boolean): string | undefined {
+  // `none`: one instance, in memory, on purpose (src/config/unset-on-purpose.ts).
+  const url = readOptionalSetting(read, 'REDIS_URL', production)
   const password = read.raw('REDIS_PASSWORD')
   if (url === undefined) {
     if (password !== undefined) read.problem('REDIS_PASSWORD', 'is only used with REDIS_URL')
