@@ -16,6 +16,9 @@ import { requireSupportedNode } from './node-version.js'
 
 requireSupportedNode()
 
+/** How often `npm start` looks whether what started it is still there (stopWithLauncher). */
+const LAUNCHER_CHECK_MS = 250
+
 const fromFile = withEnvFile(process.env)
 // A variable set blank (NAME=) is unset here too, so the demo's defaults below stand.
 const env = withoutBlanks(fromFile.env)
@@ -98,6 +101,7 @@ closeWithGrace({ delay: 5000 }, async () => {
   await emulator.stop()
   await tracing?.shutdown()
 })
+stopWithLauncher()
 try {
   await app.listen({ host: config.host, port: config.port })
 } catch (error) {
@@ -124,3 +128,18 @@ ${users}
 
 Press Ctrl-C to stop.
 `)
+
+/**
+ * Stops as on SIGTERM once the process that started this one is gone without a word (npm killed
+ * with SIGKILL, say): this process is then left to init and its parent id changes. `npm start`
+ * runs it with `exec`, so npm is its parent and passes on a SIGTERM or SIGINT it is sent itself
+ * (by an IDE or a process manager); a shell in between would keep them.
+ */
+function stopWithLauncher (): void {
+  const launcher = process.ppid
+  const watch = setInterval(() => {
+    if (process.ppid === launcher) return
+    clearInterval(watch)
+    process.kill(process.pid, 'SIGTERM')
+  }, LAUNCHER_CHECK_MS).unref()
+}

@@ -2,8 +2,8 @@
 // .env.example copied to .env in the working directory, and with BASE_PATH set as well. Each
 // serves the demo where it says, and a sign-in goes out with the callback under the same path.
 import { spawn } from 'node:child_process'
-import { appendFile, copyFile, mkdtemp, rm } from 'node:fs/promises'
-import { createServer } from 'node:net'
+import { appendFile, copyFile, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { connect, createServer } from 'node:net'
 import { once } from 'node:events'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -120,3 +120,57 @@ t.test('a misspelt name in .env is named at start with the one meant, and not li
   const read = /Read \.env: (.*)\n/.exec(printed)?.[1] ?? ''
   t.notMatch(read, 'SESSION_IDLE_TIMOUT', 'never among the variables taken from the file')
 })
+
+// An IDE or a process manager stops `npm start` by signalling npm's own process, not the group
+// a terminal's Ctrl-C reaches. npm passes the signal to the process that runs the script only: a
+// shell would keep it (package.json's `start` execs node), and media-bff and the emulator must
+// stop. And when npm is killed outright, they stop too (src/dev.ts). The script here is
+// package.json's `start` as it is, but for its build (done already).
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGKILL'] as const) {
+  t.test(`${signal} to npm's own process stops media-bff and the emulator`, async (t) => {
+    const { scripts } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    const build = 'npm run build && '
+    t.ok(scripts.start?.startsWith(build), 'npm start builds, then runs what follows')
+    const dir = await mkdtemp(join(tmpdir(), 'media-bff-start-'))
+    t.teardown(async () => { await rm(dir, { recursive: true, force: true }) })
+    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'start-under-npm', private: true, scripts: { start: `true && ${(scripts.start ?? '').slice(build.length)}` } }))
+    await symlink(join(root, 'dist'), join(dir, 'dist'))
+    const ports = await Promise.all([freePort(), freePort(), freePort()])
+    const [port, apiPort, uploadPort] = ports
+    const npm = spawn('npm', ['start', '--silent'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), EMULATOR_API_PORT: String(apiPort), EMULATOR_UPLOAD_PORT: String(uploadPort) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // A group of its own, which the signal below does not reach (it goes to npm alone): only
+      // for a failed test's clean-up, which ends the whole group.
+      detached: true
+    })
+    t.teardown(() => { endGroup(npm.pid) })
+    await waitForOutput(npm, (out) => out.includes('Press Ctrl-C to stop.'), 60_000)
+    const outputClosed = once(npm.stdout, 'close')
+    npm.stderr.resume()
+    npm.kill(signal)
+    // The output's pipe is held by every process npm started: closed, they have all ended.
+    await outputClosed
+    for (const listening of ports) t.notOk(await answers(listening), `nothing listens on ${String(listening)} any more`)
+  })
+}
+
+/** Whether anything accepts a connection on the port. */
+async function answers (port: number | undefined): Promise<boolean> {
+  return await new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port: port ?? 0 })
+    socket.once('connect', () => { socket.destroy(); resolve(true) })
+    socket.once('error', () => { resolve(false) })
+  })
+}
+
+/** For a failed test only: ends whatever of the group is left (a media-bff npm did not stop). */
+function endGroup (pid: number | undefined): void {
+  if (pid === undefined) return
+  try {
+    process.kill(-pid, 'SIGKILL')
+  } catch {
+    // The group is gone already.
+  }
+}
