@@ -1,5 +1,6 @@
 // `npm run test:container`: the real image, built and run by a container engine (docker, or
-// CONTAINER_ENGINE=podman; CONTAINER_ARGS for its global options). Not part of `npm test`, which
+// CONTAINER_ENGINE=podman; CONTAINER_ARGS for its global options; NODE_IMAGE for a copy of the
+// base image the Dockerfile pins, where the engine cannot pull it). Not part of `npm test`, which
 // has no engine to count on (its files end in .test.ts; this one does not).
 //
 // It builds docker/Dockerfile, checks what the runtime image holds (the patched @fastify/session,
@@ -59,7 +60,9 @@ t.test(`the image, built and walked with ${engine.name}`, async (t) => {
   })
 
   const started = performance.now()
-  await engine.ok(['build', '-f', 'docker/Dockerfile', '-t', tag, '.'], { cwd: repoRoot, timeoutMs: 15 * 60_000 })
+  // NODE_IMAGE: another copy of the pinned base image (a mirror), as `npm run release` takes it.
+  const base = process.env.NODE_IMAGE === undefined || process.env.NODE_IMAGE === '' ? [] : ['--build-arg', `NODE_IMAGE=${process.env.NODE_IMAGE}`]
+  await engine.ok(['build', '-f', 'docker/Dockerfile', ...base, '-t', tag, '.'], { cwd: repoRoot, timeoutMs: 15 * 60_000 })
   const buildSeconds = (performance.now() - started) / 1000
   const size = Number(await engine.ok(['image', 'inspect', '--format', '{{.Size}}', tag]))
   t.comment(`image ${tag}: ${(size / 1e6).toFixed(1)} MB, built in ${buildSeconds.toFixed(0)} s (layers the engine had cached are reused)`)

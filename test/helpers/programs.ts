@@ -14,14 +14,9 @@ export const suitePrograms: Record<string, string> = {
   kubectl: 'kubectl',
   // Both from Debian's prometheus package: the rules' checker and a real server scraping replicas.
   promtool: 'prometheus',
-  prometheus: 'prometheus'
-}
-
-/**
- * What only `npm run test:container` drives (not part of `npm test`, whose setup does not install
- * them): a local image registry for a release's image.
- */
-export const containerPrograms: Record<string, string> = {
+  prometheus: 'prometheus',
+  // A local image registry: a release's signature and attestation beside an image in it
+  // (test/release/signature.test.ts), and the image itself in `npm run test:container`.
   'docker-registry': 'docker-registry'
 }
 
@@ -58,7 +53,7 @@ export function installCommand (packages: string[], asRoot = process.getuid?.() 
 export function requireProgram (name: string): string {
   const found = findProgram(name)
   if (found !== undefined) return found
-  const pkg = suitePrograms[name] ?? containerPrograms[name] ?? name
+  const pkg = suitePrograms[name] ?? name
   const fallback = fallbackPackages[pkg]
   const otherwise = fallback === undefined ? '' : ` (where the apt sources have no ${pkg}: ${installCommand([fallback])})`
   throw new Error(`${name} is needed by this test but was not found on PATH. Install it: ${installCommand([pkg])}${otherwise}`)

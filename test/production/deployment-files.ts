@@ -23,6 +23,8 @@ export interface Stage {
 
 export function parseDockerfile (text: string): Stage[] {
   const stages: Stage[] = []
+  // ARGs before the first FROM: what FROM lines may name as ${NAME} (their defaults).
+  const globals = new Map<string, string>()
   let pending = ''
   for (const raw of text.split('\n')) {
     const line = raw.trim()
@@ -37,8 +39,12 @@ export function parseDockerfile (text: string): Stage[] {
     if (full === '') continue
     const at = full.search(/\s/)
     const instruction = { keyword: full.slice(0, at).toUpperCase(), args: full.slice(at + 1).trim() }
-    if (instruction.keyword === 'FROM') {
-      const [image = '', as, name] = instruction.args.split(/\s+/)
+    if (instruction.keyword === 'ARG' && stages.length === 0) {
+      const [name = '', value = ''] = instruction.args.split('=')
+      globals.set(name, value)
+    } else if (instruction.keyword === 'FROM') {
+      const [written = '', as, name] = instruction.args.split(/\s+/)
+      const image = written.replace(/\$\{(\w+)\}/g, (_whole, variable: string) => globals.get(variable) ?? '')
       const stage: Stage = {
         image,
         name: as?.toUpperCase() === 'AS' ? name : undefined,

@@ -15,9 +15,12 @@ const secretNames = Object.keys(parseEnvFile(await readFile(`${dockerDir}.env.ex
 const runtime = dockerfile.at(-1)
 
 t.test('Dockerfile: two stages on Node 24 LTS; the build stage installs, patches and prunes, the runtime stage installs nothing', async (t) => {
-  t.equal(dockerfile.length, 2, 'a build stage and a runtime stage')
-  t.same(dockerfile.map((stage) => stage.image), ['node:24-bookworm-slim', 'node:24-bookworm-slim'], 'both on the pinned LTS major, slim Debian')
-  const [build] = dockerfile
+  t.same(dockerfile.map((stage) => stage.name), ['build', 'sbom', 'runtime'], 'a build stage, the SBOM alone, and the runtime stage last (what a build without --target makes)')
+  const [build, sbom] = dockerfile
+  for (const stage of [build, runtime]) t.match(stage?.image, /^node:24-bookworm-slim@sha256:[0-9a-f]{64}$/, `${stage?.name ?? ''}: Node 24 LTS, slim Debian, pinned by digest`)
+  t.equal(build?.image, runtime?.image, 'both on the same base')
+  t.equal(sbom?.image, 'scratch')
+  t.same(sbom?.instructions.map((instruction) => `${instruction.keyword} ${instruction.args}`), ['COPY --from=build /app/sbom.cdx.json /sbom.cdx.json'], 'the sbom stage is the SBOM the runtime image carries, and nothing else')
   t.equal(build?.name, 'build')
   const buildRuns = build?.all('RUN').map((run) => run.args) ?? []
   const install = buildRuns.findIndex((run) => /^npm ci\b/.test(run) && !run.includes('--omit=dev'))

@@ -33,7 +33,10 @@ t.test('the notes are the version\'s section of the changelog, which must be dat
   const changelog = '# Changelog\n\n## 1.1.0 (unreleased)\n\nnext\n\n## 1.0.0 (2026-11-27)\n\n### Changed\n- one\n\n## 0.9.0 (2026-10-01)\n\nold\n'
   t.equal(releaseNotes(changelog, '1.0.0'), '### Changed\n- one\n')
   t.equal(releaseNotes(changelog, '0.9.0'), 'old\n', 'the last section runs to the end')
-  t.throws(() => releaseNotes(changelog, '1.1.0'), new ReleaseNotesError('CHANGELOG.md\'s section for 1.1.0 is still "1.1.0 (unreleased)": give it the release date, e.g. "## 1.1.0 (2026-12-01)"'))
+  t.throws(() => releaseNotes(changelog, '1.1.0'), new ReleaseNotesError('CHANGELOG.md\'s section for 1.1.0 is still "1.1.0 (unreleased)": give it the release date, e.g. "## 1.1.0 (YYYY-MM-DD)"'))
+  for (const heading of ['## 0.2.0', '## 0.2.0 (soon)', '## 0.2.0 (2026-13-01)', '## 0.2.0 (2026-02-30)', '## 0.2.0 2026-11-27']) {
+    t.throws(() => releaseNotes(`# Changelog\n\n${heading}\n\nold\n`, '0.2.0'), new ReleaseNotesError(`CHANGELOG.md's section for 0.2.0 carries no release date ("${heading}"): write it as "## 0.2.0 (YYYY-MM-DD)"`), `${heading}: undated, not a release`)
+  }
   t.throws(() => releaseNotes(changelog, '2.0.0'), { name: 'ReleaseNotesError', message: 'CHANGELOG.md has no section "## 2.0.0": write the release notes first' })
   t.throws(() => releaseNotes(changelog, '1.0'), { name: 'ReleaseNotesError' }, 'a prefix of a version is not it')
 })
@@ -92,4 +95,25 @@ t.test('published by name and version; a scratch app installs it from the regist
   await writeFile(join(app, 'wrong.ts'), "import type { Session } from '@media-bff/client'\nexport const session: Session = { authenticated: 'yes' }\n")
   const wrong = await exec(process.execPath, [tsc, '-p', app], { cwd: app }).then(() => 'ok', (error: { stdout: string }) => error.stdout)
   t.match(wrong, /wrong\.ts.*error TS2322/)
+})
+
+t.test('the release says in one line that there is no container engine, before it makes anything', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'media-bff-release-test-'))
+  t.teardown(async () => { await rm(dir, { recursive: true, force: true }) })
+  const changelog = join(dir, 'CHANGELOG.md')
+  await writeFile(changelog, `# Changelog\n\n## ${version} (2026-11-27)\n\nWhat changed.\n`)
+  const cut = await release([version, '--only', 'image', '--image', '127.0.0.1:1/media-bff', '--engine', 'no-such-container-engine', '--allow-dirty', '--changelog', changelog, '--out-dir', join(dir, 'out')])
+  t.equal(cut.code, 1)
+  t.equal(cut.stderr, 'release: no container engine found: no-such-container-engine is not on PATH; install docker or podman, or name one with --engine (or CONTAINER_ENGINE)\n', 'one line, no stack trace')
+  t.equal(cut.stdout, '')
+})
+
+t.test('an undated section stops the release, as one marked unreleased does', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'media-bff-release-test-'))
+  t.teardown(async () => { await rm(dir, { recursive: true, force: true }) })
+  const changelog = join(dir, 'CHANGELOG.md')
+  await writeFile(changelog, `# Changelog\n\n## ${version}\n\nWhat changed.\n`)
+  const cut = await release([version, '--only', 'package', '--npm-registry', 'http://127.0.0.1:1/', '--allow-dirty', '--changelog', changelog, '--out-dir', join(dir, 'out')])
+  t.equal(cut.code, 1)
+  t.equal(cut.stderr, `release: CHANGELOG.md's section for ${version} carries no release date ("## ${version}"): write it as "## ${version} (YYYY-MM-DD)"\n`)
 })

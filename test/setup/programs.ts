@@ -38,7 +38,7 @@ if (plan.action === 'install') {
   process.stdout.write(`${plan.message}\n`)
   aptGet(['install', '-y', '-qq', '--no-install-recommends', ...plan.packages])
   // Debian's packages start services of their own on install; the tests start their own copies.
-  for (const service of ['nginx', 'redis-server', 'prometheus'].filter((name) => plan.packages.includes(name))) {
+  for (const service of ['nginx', 'redis-server', 'prometheus', 'docker-registry'].filter((name) => plan.packages.includes(name))) {
     spawnSync('service', [service, 'stop'], { stdio: 'ignore' })
   }
   const stillMissing = Object.keys(suitePrograms).filter((program) => findProgram(program) === undefined)
