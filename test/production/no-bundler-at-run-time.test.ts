@@ -66,7 +66,9 @@ t.test('the build bundles the demo into dist/, which the runtime stage copies wi
   t.match(pkg.scripts['build:demo'], /^esbuild public\/demo\.ts --bundle .*--outfile=dist\/demo-site\/demo\.js\b/, 'from public/demo.ts into dist/demo-site/demo.js')
   t.equal(demoBundleFile, join(repoRoot, 'dist/demo-site/demo.js'), 'where the demo plugin reads it from sources (under tsx)')
 
-  const [build, runtime] = parseDockerfile(await readFile(join(dockerDir, 'Dockerfile'), 'utf8'))
+  const stages = parseDockerfile(await readFile(join(dockerDir, 'Dockerfile'), 'utf8'))
+  const build = stages.find((stage) => stage.name === 'build')
+  const runtime = stages.at(-1)
   t.ok(build?.all('RUN').some((run) => run.args === 'npm run build'), 'the build stage runs npm run build')
   t.ok(build?.all('RUN').some((run) => /\bnpm prune --omit=dev\b/.test(run.args)), 'the build stage prunes to the production dependencies')
   const runtimeRuns = runtime?.all('RUN').map((run) => run.args) ?? []
