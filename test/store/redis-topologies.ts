@@ -63,6 +63,13 @@ export interface SentinelDeployment {
   masterName: string
   master: Process
   replica: Process
+  /**
+   * Stops the master for good (resolves then) and has the Sentinel promote the replica now
+   * (SENTINEL FAILOVER: no waiting for it to judge the master down, which a loaded machine can
+   * stretch past any bound); `switched` resolves once the Sentinel announces the new master
+   * (+switch-master).
+   */
+  failOver: () => Promise<{ switched: Promise<void> }>
   destroy: () => Promise<void>
 }
 
@@ -81,7 +88,8 @@ export async function startSentinelDeployment (): Promise<SentinelDeployment> {
     const replica = await runRedisServer([...common(replicaPort, dir), '--replicaof', '127.0.0.1', String(masterPort)], replicaPort)
     running.push(replica)
     running.push(await runSentinel(dir, masterName, masterPort, sentinelPort))
-    return { url: `redis+sentinel://127.0.0.1:${sentinelPort}/${masterName}`, masterName, master, replica, destroy }
+    const failOver = async (): Promise<{ switched: Promise<void> }> => await forceFailover(sentinelPort, masterName, master)
+    return { url: `redis+sentinel://127.0.0.1:${sentinelPort}/${masterName}`, masterName, master, replica, failOver, destroy }
   } catch (error) {
     // The servers that did start would keep the test's process alive.
     await destroy()
@@ -116,6 +124,31 @@ async function runSentinel (dir: string, masterName: string, masterPort: number,
     probe.disconnect()
   }
   return sentinel
+}
+
+async function forceFailover (sentinelPort: number, masterName: string, master: Process): Promise<{ switched: Promise<void> }> {
+  const events = new Redis(sentinelPort, '127.0.0.1')
+  const command = new Redis(sentinelPort, '127.0.0.1')
+  await events.subscribe('+switch-master')
+  let done = false
+  const announced = new Promise<void>((resolve) => { events.once('message', () => { done = true; resolve() }) })
+  await master.stop()
+  const switched = (async () => {
+    try {
+      // Refused while the Sentinel still sees no replica fit to promote; -INPROG: it runs a
+      // failover of its own already. Asked again until it takes it, or the switch comes.
+      while (!done) {
+        const asked = await command.call('SENTINEL', 'FAILOVER', masterName).then(() => true, (error: Error) => /INPROG/.test(error.message))
+        if (asked) break
+        await sleep(200)
+      }
+      await announced
+    } finally {
+      events.disconnect()
+      command.disconnect()
+    }
+  })()
+  return { switched }
 }
 
 export interface ClusterDeployment {
