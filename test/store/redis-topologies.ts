@@ -130,14 +130,14 @@ async function forceFailover (sentinelPort: number, masterName: string, master: 
   const events = new Redis(sentinelPort, '127.0.0.1')
   const command = new Redis(sentinelPort, '127.0.0.1')
   await events.subscribe('+switch-master')
-  let done = false
-  const announced = new Promise<void>((resolve) => { events.once('message', () => { done = true; resolve() }) })
+  const seen = { switch: false }
+  const announced = new Promise<void>((resolve) => { events.once('message', () => { seen.switch = true; resolve() }) })
   await master.stop()
   const switched = (async () => {
     try {
       // Refused while the Sentinel still sees no replica fit to promote; -INPROG: it runs a
       // failover of its own already. Asked again until it takes it, or the switch comes.
-      while (!done) {
+      while (!seen.switch) {
         const asked = await command.call('SENTINEL', 'FAILOVER', masterName).then(() => true, (error: Error) => /INPROG/.test(error.message))
         if (asked) break
         await sleep(200)
