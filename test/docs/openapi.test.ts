@@ -84,6 +84,23 @@ t.test('for generators: every operation has its own readable operationId, and an
   t.match(description.components.schemas.FolderContents, { properties: { files: { items: { $ref: '#/components/schemas/MediaFile' } } } }, 'shapes refer to each other by name')
 })
 
+t.test('every answer is described: what it means for its route, its media types, a redirect its Location', async (t) => {
+  const undescribed: string[] = []
+  for (const { path, method, operation } of operations) {
+    for (const [status, response] of Object.entries(operation.responses)) {
+      const name = `${method} ${path} ${status}`
+      if (typeof response.description !== 'string' || response.description === 'Default Response' || response.description.length < 10) undescribed.push(name)
+      const headers = Object.values(response.headers ?? {}) as Array<{ schema: Record<string, unknown> }>
+      t.notOk(headers.some((header) => Object.hasOwn(header.schema, 'x-required')), `${name}: a header's required is the header's`)
+      if (/^3\d\d$/.test(status) && status !== '304') t.match(response.headers?.Location, { required: true, schema: { type: 'string', format: 'uri-reference' } }, `${name}: where to`)
+      if (/^[45]/.test(status) && path !== '/auth/callback' && path !== '/readyz') t.same(response.content, { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } }, `${name}: the contract's error`)
+    }
+  }
+  t.same(undescribed, [], 'no answer without a description of its own')
+  t.same(Object.keys(description.paths['/auth/callback']?.get?.responses ?? {}).sort(), ['302', '400', '429', '503'], 'the callback: its redirect, its pages, its refusals')
+  t.same(Object.keys(description.paths['/auth/callback']?.get?.responses['503'].content).sort(), ['application/json', 'text/html'], 'its 503 a page, or the contract\'s error before it')
+})
+
 t.test('the security schemes: the session cookie, X-CSRF and the operators\' bearer tokens, all that operations name', async (t) => {
   const schemes = description.components.securitySchemes
   t.match(schemes.sessionCookie, { type: 'apiKey', in: 'cookie', name: '__Host-Http-media-bff' })
