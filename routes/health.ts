@@ -7,6 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
 import { version } from '../src/version.js'
 import { json, refusals, RETRY_AFTER } from './responses.js'
+import { ErrorBody } from '../src/contract/index.js'
 
 const READY_RETRY_AFTER_S = 5
 
@@ -38,7 +39,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'The store answers and the configuration is sane; checks says which part is not',
       response: {
         200: json(Type.Object({ status: Type.Literal('ready'), store: Type.String(), tenants: Type.Integer(), checks: Checks }), 'Ready: the store answers and the configuration names a tenant and a token key'),
-        503: json(NotReady, 'Not ready (with Retry-After): `unavailable`, with `checks` saying which part is wrong (the store, the configuration)', { 'Retry-After': RETRY_AFTER })
+        // Either answer: the probe's own, or the contract's error that a request may meet before
+        // it (media-bff stopping, the session store out of reach for its cookie).
+        503: json(Type.Union([NotReady, ErrorBody]), 'Not ready (with Retry-After): `unavailable` with `checks`, saying which part is wrong (the store, the configuration); or `unavailable` without them, when media-bff is stopping or the session store cannot be reached for the session the request came with', { 'Retry-After': RETRY_AFTER })
       }
     },
     config: { traced: false, caller: 'anyone' }
