@@ -49,7 +49,7 @@ function answers (operation: RelayOperation): Record<string, unknown> {
       csrf: true,
       signedIn: true,
       scopes: true,
-      upstream: true,
+      upstream: 'relayed',
       body: !reads,
       // Every operation's query is held to the parameters it names (none: no parameter at all).
       validated: ['the query', ...(Object.keys(operation.body).length > 0 ? ['the body'] : [])],

@@ -60,8 +60,12 @@ export interface Guards {
   signedIn?: boolean
   /** Scopes beyond that (`config.scopes` not empty). */
   scopes?: boolean
-  /** The route calls the media service with the user's token: its refusals and failures. */
-  upstream?: boolean
+  /**
+   * The route calls the media service with the user's token: `relayed`, its answer passed on,
+   * a refusal keeping its 4xx status (src/relay/); `read`, its answer read by media-bff, any
+   * refusal an `upstream_error` (src/media/media-client.ts).
+   */
+  upstream?: 'relayed' | 'read'
   /** The rate limit this route counts against, as a person reads it: whose calls, and its variable. */
   limit?: string
   /** What Fastify validates against the route's schema: `the query`, `the body`, `the path`, ... */
@@ -77,42 +81,43 @@ export interface Guards {
 /** The refusals a route with these guards may answer, each status with every reason for it. */
 export function refusals (guards: Guards): Record<string, unknown> {
   const own = guards.own ?? {}
+  const relayed = guards.upstream === 'relayed'
   const reasons = {
     400: [
       ...(guards.validated ?? []).map((part) => `\`invalid_request\`: ${part} does not fit its schema (\`field\` and \`location\` name what)`),
       ...(guards.body === true ? ['`invalid_request`: the body is not JSON, or not sent as application/json'] : []),
       ...(own[400] ?? []),
-      ...(guards.upstream === true ? ['`invalid_request`: the media service refused the call as invalid (its 400; `upstream` holds what it said)'] : [])
+      ...(relayed ? ['`invalid_request`: the media service refused the call as invalid (its 400; `upstream` holds what it said)'] : [])
     ],
     401: [
       ...(guards.signedIn === true ? ['`login_required` (with `login_url`): no session, or its grant has ended'] : []),
-      ...(guards.upstream === true ? ['`reauth_required` (with `login_url`): the media service no longer takes the grant; the session is cleared'] : []),
+      ...(guards.upstream === undefined ? [] : ['`reauth_required` (with `login_url`): the media service no longer takes the grant; the session is cleared']),
       ...(own[401] ?? [])
     ],
     403: [
       ...(guards.csrf === true ? ['`csrf_failed`: no `X-CSRF: 1`, or an `Origin` other than PUBLIC_URL\'s or one of ALLOWED_ORIGINS'] : []),
       ...(guards.scopes === true ? ['`insufficient_scope`: the grant lacks a scope the person may still give (`required_scopes`; `reauthorize_url` asks for it)', '`scope_not_granted`: a re-authorization came back without it, so the account lacks the right'] : []),
       ...(own[403] ?? []),
-      ...(guards.upstream === true ? ['`upstream_refused`: the media service refused the call (its 403)'] : [])
+      ...(relayed ? ['`upstream_refused`: the media service refused the call (its 403)'] : [])
     ],
     404: [
       ...(own[404] ?? []),
-      ...(guards.upstream === true ? ['`not_found`: the media service knows no such thing, or not for this user (its 404 or 410)'] : [])
+      ...(relayed ? ['`not_found`: the media service knows no such thing, or not for this user (its 404 or 410)'] : [])
     ],
     413: [
       ...(guards.body === true ? [`\`payload_too_large\`: the body is over ${guards.bodyLimit ?? 'BODY_LIMIT'}`] : []),
       ...(own[413] ?? []),
-      ...(guards.upstream === true ? ['`payload_too_large`: the media service found it too large (its 413)'] : [])
+      ...(relayed ? ['`payload_too_large`: the media service found it too large (its 413)'] : [])
     ],
     429: [
       ...(guards.limit === undefined ? [] : [`\`rate_limited\`: too many ${guards.limit} within a minute`]),
       ...(own[429] ?? []),
-      ...(guards.upstream === true ? ['`rate_limited`: the media service said so (its 429, its Retry-After kept)'] : [])
+      ...(relayed ? ['`rate_limited`: the media service said so (its 429, its Retry-After kept)'] : [])
     ],
     503: [
       '`unavailable`: media-bff is stopping, or the session store cannot be reached (the session is kept)',
       ...(own[503] ?? []),
-      ...(guards.upstream === true ? ['`unavailable`: the token endpoint cannot renew the sign-in now, or refuses media-bff\'s own client'] : [])
+      ...(guards.upstream === undefined ? [] : ['`unavailable`: the token endpoint cannot renew the sign-in now, or refuses media-bff\'s own client'])
     ]
   }
   const retry = { 'Retry-After': RETRY_AFTER }
@@ -120,9 +125,13 @@ export function refusals (guards: Guards): Record<string, unknown> {
   for (const [status, why] of Object.entries(reasons)) {
     if (why.length > 0) declared[status] = refusal(why, status === '429' || status === '503' ? retry : undefined)
   }
-  if (guards.upstream === true) {
+  if (relayed) {
     declared['4xx'] = refusal(['`upstream_refused` (or the contract\'s nearest code: `invalid_request` for a 422, `not_found` for a 410): the media service refused the call with another 4xx status, which is kept; `upstream` holds what it said'])
-    declared[502] = refusal(['`upstream_error`: the media service failed (5xx, a redirect, an unexpected 401), answered something media-bff cannot read or too large, or handed out an address media-bff may not use; `upstream` holds what it said'])
+  }
+  if (guards.upstream !== undefined) {
+    declared[502] = refusal([relayed
+      ? '`upstream_error`: the media service failed (5xx, a redirect, an unexpected 401), answered something media-bff cannot read or too large; `upstream` holds what it said'
+      : '`upstream_error`: the media service refused the call or failed (`upstream` holds what it said, its status too), answered something media-bff cannot read or too large, or handed out an address media-bff may not use'])
     declared[504] = refusal(['`upstream_timeout`: the media service did not answer within UPSTREAM_TIMEOUT_MS'])
   }
   return declared

@@ -11,8 +11,8 @@ import { FinishResult, UploadRegistration, UploadRegistrationRequest } from '../
 
 const FinishParams = Type.Object({ ulid: Type.String({ pattern: '^[0-9A-Za-z]{1,64}$' }) })
 
-/** What registering and finishing may be refused for: a page's call with the upload scope, the media service's refusals. */
-const guards = { csrf: true, signedIn: true, scopes: true, upstream: true, body: true } as const
+/** What registering and finishing may be refused for: a page's call with the upload scope, what the media service says. */
+const guards = { csrf: true, signedIn: true, scopes: true, upstream: 'read', body: true } as const
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { config } = app
