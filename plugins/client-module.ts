@@ -15,10 +15,10 @@ import fp from 'fastify-plugin'
 import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { Type } from '@fastify/type-provider-typebox'
+import { Type, type TSchema } from '@fastify/type-provider-typebox'
 import { AppError } from '../src/errors.js'
 import { version as serverVersion } from '../src/version.js'
-import { ErrorBody } from '../routes/schemas.js'
+import { empty, header, refusals, text } from '../routes/responses.js'
 
 const fromDist = import.meta.url.includes('/dist/')
 const root = fileURLToPath(new URL(fromDist ? '../../' : '../', import.meta.url))
@@ -37,13 +37,21 @@ const A_YEAR_S = 31_536_000
 // with 404, so nothing here constrains them.
 const File = Type.String({ description: 'media-bff-client.js (the module) or media-bff-client.d.ts (its types)', examples: Object.keys(FILES) })
 const Version = Type.String({ description: 'package.json\'s version and the start of the files\' SHA-256' })
-const Served = { description: 'The module (text/javascript) or its type declarations (text/plain)', content: { 'text/javascript': { schema: Type.String() }, 'text/plain': { schema: Type.String() } } }
+const SERVED_TYPES = ['text/javascript', 'text/plain']
+const ANY_ORIGIN = { 'Access-Control-Allow-Origin': header(Type.String({ const: '*', description: 'Public code: any page may import it' }), true) }
+const ETAG = header(Type.String({ description: 'The current version, quoted: what If-None-Match names to revalidate it' }), true)
+const CACHE_CONTROL = (description: string): TSchema => header(Type.String({ description }), true)
+const UNKNOWN = (what: string): Record<string, unknown> => refusals({ own: { 404: [`\`not_found\`: ${what}; the answer names the current module's paths`] } })
 const CURRENT_SCHEMA = {
   tags: ['client'],
   operationId: 'getClientModule',
   summary: 'The browser module, its current version: revalidated on every use (ETag), open to every origin',
   params: Type.Object({ file: File }),
-  response: { 200: Served, 304: Type.Null({ description: 'Not modified (If-None-Match)' }), 404: ErrorBody }
+  response: {
+    200: text(SERVED_TYPES, 'The module (text/javascript) or its type declarations (text/plain)', { ...ANY_ORIGIN, ETag: ETAG, 'Cache-Control': CACHE_CONTROL('`no-cache`: revalidated on every use') }),
+    304: empty('Not modified: If-None-Match names the current version', { ...ANY_ORIGIN, ETag: ETAG }),
+    ...UNKNOWN('no such file')
+  }
 }
 const VERSIONED_SCHEMA = {
   tags: ['client'],
@@ -51,8 +59,11 @@ const VERSIONED_SCHEMA = {
   summary: 'The browser module, one version of it: cached for good (immutable), open to every origin',
   params: Type.Object({ version: Version, file: File }),
   response: {
-    200: { ...Served, description: 'That version, cached for good; for a version this replica does not hold (another replica\'s, during an upgrade), its current module, never cached' },
-    404: ErrorBody
+    200: text(SERVED_TYPES, 'That version, cached for good; for a version this replica does not hold (another replica\'s, during an upgrade), its current module, never cached', {
+      ...ANY_ORIGIN,
+      'Cache-Control': CACHE_CONTROL('`public, max-age=31536000, immutable` for this replica\'s version; `no-store` for another\'s')
+    }),
+    ...UNKNOWN('no such file, or not the form of a version')
   }
 }
 

@@ -17,6 +17,7 @@ import { Type } from '@fastify/type-provider-typebox'
 import { version } from '../src/version.js'
 import { preferredType } from '../src/preferred-type.js'
 import { operationSecurity, securitySchemes } from './docs-security.js'
+import { OPERATORS_ONLY, REQUIRED_HEADER, refusals } from '../routes/responses.js'
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -74,6 +75,10 @@ export default fp<DocsOptions>(async (app, { describe, shared }) => {
         { name: 'operations', description: 'Health, readiness, metrics and this description' }
       ]
     },
+    // A header each answer of its status carries is marked so where the route declares it
+    // (routes/responses.ts, header()): @fastify/swagger puts all it is given in the header's
+    // schema, and `required` belongs to the header.
+    transformObject: (document) => requiredHeaders('openapiObject' in document ? document.openapiObject : document.swaggerObject),
     stripBasePath: false,
     // @fastify/swagger reads each route's URL after plugins/base-path.ts has prefixed it: the
     // prefix comes off again here, so an app's paths are the routes' own whatever its BASE_PATH
@@ -91,7 +96,13 @@ export default fp<DocsOptions>(async (app, { describe, shared }) => {
       tags: ['operations'],
       operationId: 'getApiDescription',
       summary: 'This OpenAPI description, the same on every deployment',
-      response: { 200: { description: 'An OpenAPI 3.1 document', content: { 'application/json': { schema: Type.Object({}, { additionalProperties: true }) } } } }
+      response: {
+        200: {
+          description: 'This description, an OpenAPI 3.1 document; or, to a browser that asks for HTML, the API reference page rendering it (Redoc, under the page\'s own CSP)',
+          content: { 'application/json': { schema: Type.Object({}, { additionalProperties: true }) }, 'text/html': { schema: Type.String() } }
+        },
+        ...refusals({ own: { 404: [OPERATORS_ONLY] } })
+      }
     },
     config: { operators: 'metrics' }
   }, async (request, reply) => {
@@ -141,6 +152,23 @@ function once<T> (make: () => Promise<T>): () => Promise<T> {
     })
     return await made
   }
+}
+
+/** The document, each response header marked REQUIRED_HEADER in its schema made `required`. */
+function requiredHeaders<T> (document: T): T {
+  const { paths } = document as { paths?: Record<string, Record<string, { responses?: Record<string, { headers?: Record<string, { required?: boolean, schema?: Record<string, unknown> }> }> }>> }
+  for (const operations of Object.values(paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      for (const response of Object.values(operation.responses ?? {})) {
+        for (const header of Object.values(response.headers ?? {})) {
+          if (header.schema?.[REQUIRED_HEADER] !== true) continue
+          delete header.schema[REQUIRED_HEADER]
+          header.required = true
+        }
+      }
+    }
+  }
+  return document
 }
 
 /**

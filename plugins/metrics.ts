@@ -7,10 +7,10 @@
 // Each app has its own registry, so several instances (tests, benchmarks) never collide.
 // With METRICS_TOKEN set, /metrics (and /docs) are for operators only (plugins/operators.ts).
 import fp from 'fastify-plugin'
-import { Type } from '@fastify/type-provider-typebox'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client'
 import { createDurationHistogram, type DurationSeries } from '../src/metrics/duration-histogram.js'
 import { droppedLogLines } from '../src/log-destination.js'
+import { OPERATORS_ONLY, refusals, text } from '../routes/responses.js'
 
 export interface Metrics {
   login: (outcome: string) => void
@@ -175,7 +175,7 @@ export default fp(async (app) => {
       tags: ['operations'],
       operationId: 'getMetrics',
       summary: 'Prometheus metrics of this instance',
-      response: { 200: { description: 'The Prometheus text format', content: { 'text/plain': { schema: Type.String() } } } }
+      response: { 200: text(['text/plain'], 'This instance\'s metrics, in the Prometheus text format'), ...refusals({ own: { 404: [OPERATORS_ONLY] } }) }
     },
     // Scraped every few seconds: never traced, as the probes are not.
     config: { operators: 'metrics', traced: false }

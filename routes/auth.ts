@@ -1,7 +1,7 @@
 // Sign-in, callback, session state and sign-out (docs/reference/http-api.md, "Routes"). Thin:
 // validate, call the domain, put the result in the session.
 import type { FastifyPluginAsyncTypebox, Static } from '@fastify/type-provider-typebox'
-import { Type } from '@fastify/type-provider-typebox'
+import { Type, type TSchema } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, loginUrl } from '../src/errors.js'
 import { MAX_LENGTH as MAX_RETURN_TO_LENGTH, parseReturnTarget } from '../src/sign-in/return-to.js'
@@ -13,8 +13,9 @@ import { sessionAfterSignIn } from '../src/sign-in/session-after-sign-in.js'
 import { authErrorPage } from '../src/pages/auth-error-page.js'
 import { StoreUnavailableError } from '../src/store/key-value-store.js'
 import type { Grant } from '../src/grants/grant-store.js'
-import { ErrorBody, SESSION_IF_ANY } from './schemas.js'
-import { SessionState, SignedInSession, SignedOut } from '../src/contract/index.js'
+import { SESSION_IF_ANY } from './schemas.js'
+import { header, json, redirect, refusal, refusals, RETRY_AFTER, text } from './responses.js'
+import { ErrorBody, SessionState, SignedInSession, SignedOut } from '../src/contract/index.js'
 
 const LoginQuery = Type.Object({
   return_to: Type.Optional(Type.String({ maxLength: MAX_RETURN_TO_LENGTH })),
@@ -34,6 +35,38 @@ const CallbackQuery = Type.Object({
 /** How soon to try again when no more sign-ins are taken. */
 const FULL_RETRY_AFTER_S = 60
 
+const LOGIN_LIMIT = 'sign-ins and callbacks from this address (RATE_LIMIT_LOGIN_PER_MINUTE)'
+const SET_COOKIE = (description: string, required = false): TSchema => header(Type.String({ description }), required)
+
+const LOGIN_RESPONSES = {
+  302: redirect('The sign-in begins: the browser goes on to the tenant\'s authorization page, carrying this sign-in in a login cookie', 'The tenant\'s authorize URL (PKCE, state, scopes)', {
+    'Set-Cookie': SET_COOKIE('The login cookie of this sign-in (one of the browser\'s slots), for LOGIN_TIMEOUT; older ones it replaces are cleared', true)
+  }),
+  ...refusals({
+    validated: ['the query'],
+    limit: LOGIN_LIMIT,
+    own: {
+      400: ['`invalid_request`: return_to is not a path on this site nor a URL on an origin of ALLOWED_ORIGINS, or too long; the tenant is unknown; or the scope is not one this site asks for (`known_scopes` lists those)'],
+      503: ['`unavailable`: no more people can sign in right now (the stores are full); nobody signed in is dropped for it']
+    }
+  })
+}
+
+const CALLBACK_RESPONSES = {
+  302: redirect('The sign-in ended: the browser goes back to the site, signed in with a new session cookie, or with `auth_error=<code>` when the authorization server refused (its error: access_denied, ...), the issuer did not match, or the code could not be exchanged', 'The return path (or URL on an origin of ALLOWED_ORIGINS) the sign-in began with, with `auth_error` when it failed', {
+    'Set-Cookie': SET_COOKIE('The new session cookie when signed in; the login cookie of this sign-in cleared or spent')
+  }),
+  400: text(['text/html'], 'A short page for a person (never a JSON error: a browser landed here): the state is unknown, replayed, expired or from another browser, a newer sign-in in this browser took its place, the sign-in reached media-bff over plain http where its Secure cookie cannot be set, or the query is malformed'),
+  429: refusal([`\`rate_limited\`: too many ${LOGIN_LIMIT} within a minute`], { 'Retry-After': RETRY_AFTER }),
+  503: {
+    description: 'A short page (text/html) when the session store cannot be reached to finish the sign-in or no more people can sign in now (the same callback works once there is room); or `unavailable` (JSON, with Retry-After) when media-bff is stopping, or the store cannot be reached for the browser\'s session',
+    headers: { 'Retry-After': RETRY_AFTER },
+    content: { 'text/html': { schema: Type.String() }, 'application/json': { schema: ErrorBody } }
+  }
+}
+
+const SESSION_ANSWER = 'Who is signed in in this browser, with which scopes, until when; or, signed out, where to sign in'
+
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { config } = app
   const siteOrigins: ReadonlySet<string> = new Set(config.allowedOrigins)
@@ -46,7 +79,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const requestableScopes = app.requestableScopes
 
   app.get('/auth/login', {
-    schema: { tags: ['auth'], operationId: 'startSignIn', summary: 'Start a sign-in (browser navigation)', security: SESSION_IF_ANY, querystring: LoginQuery, response: { 400: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
+    schema: { tags: ['auth'], operationId: 'startSignIn', summary: 'Start a sign-in (browser navigation)', security: SESSION_IF_ANY, querystring: LoginQuery, response: LOGIN_RESPONSES },
     config: { limit: 'login', caller: 'navigation' }
   }, async (request, reply) => {
     const { query, signedIn } = request
@@ -94,7 +127,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get(config.oauth.callbackPath, {
-    schema: { tags: ['auth'], operationId: 'finishSignIn', summary: 'The redirect URI (browser navigation)', security: SESSION_IF_ANY, querystring: CallbackQuery },
+    schema: { tags: ['auth'], operationId: 'finishSignIn', summary: 'The redirect URI (browser navigation)', security: SESSION_IF_ANY, querystring: CallbackQuery, response: CALLBACK_RESPONSES },
     // A browser lands here: a malformed query gets the human page, not a JSON error.
     attachValidation: true,
     config: { limit: 'login', replacesSession: true, caller: 'navigation' }
@@ -207,20 +240,32 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const answers = new WeakMap<Grant, { key: string, json: string }>()
 
   app.get('/auth/session', {
-    schema: { tags: ['auth'], operationId: 'getSession', summary: 'Who is signed in, with which scopes, until when; reading it does not count as activity', security: SESSION_IF_ANY, response: { 200: SessionState, 503: ErrorBody } },
+    schema: { tags: ['auth'], operationId: 'getSession', summary: 'Who is signed in, with which scopes, until when; reading it does not count as activity', security: SESSION_IF_ANY, response: { 200: json(SessionState, SESSION_ANSWER), ...refusals({ csrf: true }) } },
     // Tabs ask this whenever they are looked at again: asking must not keep an idle session alive.
     config: { touchesSession: false }
   }, sessionState)
 
   app.post('/auth/session/keepalive', {
-    schema: { tags: ['auth'], operationId: 'keepSessionAlive', summary: '"Stay signed in": resets the idle timeout (never the absolute one) and answers like GET /auth/session', security: SESSION_IF_ANY, response: { 200: SessionState, 403: ErrorBody, 503: ErrorBody } }
+    schema: { tags: ['auth'], operationId: 'keepSessionAlive', summary: '"Stay signed in": resets the idle timeout (never the absolute one) and answers like GET /auth/session', security: SESSION_IF_ANY, response: { 200: json(SessionState, `The idle timeout starts again, when signed in. ${SESSION_ANSWER}`), ...refusals({ csrf: true, body: true }) } }
   }, async (request, reply) => {
     app.keepAlive(request)
     return await sessionState(request, reply)
   })
 
   app.post('/auth/logout', {
-    schema: { tags: ['auth'], operationId: 'signOut', summary: 'Sign out: the session and its grant are destroyed', security: SESSION_IF_ANY, response: { 200: SignedOut, 403: ErrorBody, 503: ErrorBody } }
+    schema: {
+      tags: ['auth'],
+      operationId: 'signOut',
+      summary: 'Sign out: the session and its grant are destroyed',
+      security: SESSION_IF_ANY,
+      response: {
+        200: json(SignedOut, 'Signed out (or was not signed in): the session and its grant are gone, its cookie cleared, and the browser told to drop its cached answers', {
+          'Clear-Site-Data': header(Type.String({ const: '"cache"', description: 'The browser\'s HTTP cache of this origin is dropped: it held the person\'s relayed answers' }), true),
+          'Set-Cookie': SET_COOKIE('The session cookie, cleared, when there was a session')
+        }),
+        ...refusals({ csrf: true, body: true })
+      }
+    }
   }, async (request, reply) => {
     await app.endSignIn(request, reply)
     // The browser's HTTP cache holds this person's relayed answers (private, revalidated, bound

@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
 import { LiveEventStream } from './event-schemas.js'
-import { ErrorBody } from './schemas.js'
+import { header, refusals } from './responses.js'
 
 const EventHeaders = Type.Object({
   'last-event-id': Type.Optional(Type.String({ pattern: '^[\\w.-]{1,64}$', description: 'The id of the last event the page saw: what came after it is sent first' }))
@@ -21,11 +21,21 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       headers: EventHeaders,
       response: {
         // Written by the channel itself (the reply is hijacked): described, never serialised.
-        200: { description: 'The channel, held open until the session ends or the instance stops', content: { 'text/event-stream': { schema: LiveEventStream } } },
-        401: ErrorBody,
-        403: ErrorBody,
-        429: ErrorBody,
-        503: ErrorBody
+        200: {
+          description: 'The channel, held open until the session ends or the instance stops',
+          headers: {
+            'Cache-Control': header(Type.String({ const: 'no-store' }), true),
+            'X-Accel-Buffering': header(Type.String({ const: 'no', description: 'nginx (and proxies that honour it) pass each event on as it comes' }), true)
+          },
+          content: { 'text/event-stream': { schema: LiveEventStream } }
+        },
+        ...refusals({
+          csrf: true,
+          signedIn: true,
+          validated: ['Last-Event-ID'],
+          limit: 'channels opened by this person (RATE_LIMIT_EVENTS_PER_MINUTE)',
+          own: { 503: ['`unavailable`: this instance holds all the live channels it may (EVENTS_MAX_STREAMS)'] }
+        })
       }
     },
     config: {

@@ -6,6 +6,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
 import { version } from '../src/version.js'
+import { json, refusals, RETRY_AFTER } from './responses.js'
+import { ErrorBody } from '../src/contract/index.js'
 
 const READY_RETRY_AFTER_S = 5
 
@@ -14,12 +16,19 @@ const Checks = Type.Object({
   configuration: Type.String({ description: 'ok, or what it lacks' })
 })
 
+const NotReady = Type.Object({ error: Type.String(), message: Type.String(), checks: Checks })
+
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   let storeDown = false
 
   // Probes come every few seconds from every orchestrator and balancer: never traced.
   app.get('/healthz', {
-    schema: { tags: ['operations'], operationId: 'getLiveness', summary: 'The process is alive, and which version it runs', response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.String() }) } },
+    schema: {
+      tags: ['operations'],
+      operationId: 'getLiveness',
+      summary: 'The process is alive, and which version it runs',
+      response: { 200: json(Type.Object({ status: Type.Literal('ok'), version: Type.String() }), 'Alive, and its version'), ...refusals({}) }
+    },
     config: { traced: false, caller: 'anyone' }
   }, async () => ({ status: 'ok' as const, version }))
 
@@ -29,8 +38,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'getReadiness',
       summary: 'The store answers and the configuration is sane; checks says which part is not',
       response: {
-        200: Type.Object({ status: Type.Literal('ready'), store: Type.String(), tenants: Type.Integer(), checks: Checks }),
-        503: Type.Object({ error: Type.String(), message: Type.String(), checks: Checks })
+        200: json(Type.Object({ status: Type.Literal('ready'), store: Type.String(), tenants: Type.Integer(), checks: Checks }), 'Ready: the store answers and the configuration names a tenant and a token key'),
+        // Either answer: the probe's own, or the contract's error that a request may meet before
+        // it (media-bff stopping, the session store out of reach for its cookie).
+        503: json(Type.Union([NotReady, ErrorBody]), 'Not ready (with Retry-After): `unavailable` with `checks`, saying which part is wrong (the store, the configuration); or `unavailable` without them, when media-bff is stopping or the session store cannot be reached for the session the request came with', { 'Retry-After': RETRY_AFTER })
       }
     },
     config: { traced: false, caller: 'anyone' }

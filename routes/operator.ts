@@ -6,7 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
 import { AppError } from '../src/errors.js'
-import { ErrorBody } from './schemas.js'
+import { json, refusals } from './responses.js'
 
 const PersonParams = Type.Object({
   tenant: Type.String({ minLength: 1, maxLength: 64 }),
@@ -22,7 +22,17 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'endPersonSessions',
       summary: 'End every session and grant of one person (tenant and user id), on every instance',
       params: PersonParams,
-      response: { 200: Type.Object({ ended: Type.Integer({ description: 'Live sessions ended' }) }), 400: ErrorBody, 503: ErrorBody }
+      response: {
+        200: json(Type.Object({ ended: Type.Integer({ description: 'Live sessions ended' }) }), 'Every session and grant of the person has ended, on every instance: how many were live'),
+        ...refusals({
+          validated: ['the path'],
+          body: true,
+          own: {
+            400: ['`invalid_request`: the tenant is not one of this deployment\'s'],
+            404: ['`not_found`, as for a route that does not exist: no `Authorization: Bearer <OPERATOR_TOKEN>`, or another token']
+          }
+        })
+      }
     },
     config: { operators: 'lever' }
   }, async (request) => {

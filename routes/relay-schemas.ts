@@ -3,7 +3,7 @@
 // generated clients and the shape of its answer.
 import { Type, type TSchema } from '@fastify/type-provider-typebox'
 import { ID_PATTERN, pathParameters, type FieldRule, type RelayOperation } from '../src/relay/operations.js'
-import { ErrorBody } from './schemas.js'
+import { empty, header, json, refusals } from './responses.js'
 
 const id = (description: string): TSchema => Type.Union([Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }), Type.String({ pattern: ID_PATTERN })], { description })
 
@@ -34,7 +34,33 @@ function objectOf (rules: Readonly<Record<string, FieldRule>>): TSchema {
 }
 
 const Answer = Type.Object({}, { additionalProperties: true, description: 'The media service\'s answer, if any; links to its API point at media-bff\'s /api/' })
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 413: ErrorBody, 429: ErrorBody, 502: ErrorBody, 503: ErrorBody, 504: ErrorBody }
+
+/** The weak ETag a relayed answer carries, bound to the user: what If-None-Match names to revalidate it. */
+const ETAG = Type.String({ pattern: '^W/".*"$', description: 'Weak, bound to this user (an HMAC of the tenant, the user and the service\'s validator): sent when the service gave a validator' })
+const CACHE_CONTROL = header(Type.String({ description: '`private, no-cache` (`no-store` when the service says so): a browser revalidates every time, a shared cache never stores it' }), true)
+
+function answers (operation: RelayOperation): Record<string, unknown> {
+  const reads = operation.method === 'GET'
+  const hasFields = pathParameters(operation.path).length + Object.keys(operation.query).length + Object.keys(operation.body).length > 0
+  return {
+    '2xx': json(operation.answer ?? Answer, 'The media service\'s answer with its own status, passed on: links to its API point at media-bff\'s /api/', { ETag: ETAG, 'Cache-Control': CACHE_CONTROL }),
+    ...(reads ? { 304: empty('Not modified: the If-None-Match sent names what the browser holds, for this user', { ETag: header(ETAG, true), 'Cache-Control': CACHE_CONTROL }) } : {}),
+    ...refusals({
+      csrf: true,
+      signedIn: true,
+      scopes: true,
+      upstream: 'relayed',
+      body: !reads,
+      // Every operation's query is held to the parameters it names (none: no parameter at all).
+      validated: ['the query', ...(Object.keys(operation.body).length > 0 ? ['the body'] : [])],
+      limit: 'relayed calls of this person (RATE_LIMIT_API_PER_MINUTE)',
+      own: {
+        ...(hasFields ? { 400: ['`invalid_request`: a field fails the relay\'s own checks (`field` names it), such as a text holding a control or bidirectional character'] } : {}),
+        429: ['`rate_limited`: more than RELAY_MAX_IN_FLIGHT_PER_USER of this person\'s relayed calls are running at once']
+      }
+    })
+  }
+}
 
 export function relaySchema (operation: RelayOperation): Record<string, unknown> {
   const params: Record<string, TSchema> = {}
@@ -45,7 +71,7 @@ export function relaySchema (operation: RelayOperation): Record<string, unknown>
     summary: operation.summary,
     description: `Relayed to the tenant's ${operation.method} /api/${operation.path} with the user's token. Needs the \`${operation.scope}\` scope.`,
     querystring: objectOf(operation.query),
-    response: { '2xx': operation.answer ?? Answer, ...(operation.method === 'GET' ? { 304: Type.Null({ description: 'Not modified (If-None-Match)' }) } : {}), ...errors }
+    response: answers(operation)
   }
   if (Object.keys(params).length > 0) schema.params = Type.Object(params)
   if (Object.keys(operation.body).length > 0) {

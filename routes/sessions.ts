@@ -10,16 +10,19 @@ import type { LiveSession } from '../src/sessions/person-sessions.js'
 import { HANDLE_PATTERN } from '../src/sessions/session-index.js'
 import { describeDevice } from '../src/sessions/device.js'
 import { coarseNetwork } from '../src/sessions/network.js'
-import { ErrorBody } from './schemas.js'
+import { json, refusals } from './responses.js'
 import { OtherSessionsEnded, SessionEnded, SessionList, SessionListItem } from '../src/contract/index.js'
 
 const SessionParams = Type.Object({ id: Type.String({ pattern: HANDLE_PATTERN.source }) })
+
+/** What every call here may be refused for: a page's call, signed in, within the person's rate. */
+const guards = { csrf: true, signedIn: true, limit: 'calls to /auth/sessions of this person (RATE_LIMIT_SESSIONS_PER_MINUTE)' } as const
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const signedInOnly = { config: { limit: 'sessions' as const, scopes: [] } }
 
   app.get('/auth/sessions', {
-    schema: { tags: ['auth'], operationId: 'listSessions', summary: 'The signed-in person\'s sessions on this deployment, most recently active first', response: { 200: SessionList, 401: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
+    schema: { tags: ['auth'], operationId: 'listSessions', summary: 'The signed-in person\'s sessions on this deployment, most recently active first', response: { 200: json(SessionList, 'The signed-in person\'s sessions on this deployment, this one among them (`current`)'), ...refusals(guards) } },
     ...signedInOnly
   }, async (request, reply) => {
     reply.header('cache-control', 'no-store')
@@ -31,7 +34,16 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.delete('/auth/sessions/:id', {
-    schema: { tags: ['auth'], operationId: 'endSession', summary: 'End one of the signed-in person\'s sessions (its grant too), on every instance', params: SessionParams, response: { 200: SessionEnded, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
+    schema: {
+      tags: ['auth'],
+      operationId: 'endSession',
+      summary: 'End one of the signed-in person\'s sessions (its grant too), on every instance',
+      params: SessionParams,
+      response: {
+        200: json(SessionEnded, 'The session and its grant are gone, on every instance; `signed_out` when it was this browser\'s own, whose cookie is cleared'),
+        ...refusals({ ...guards, validated: ['the id'], body: true, own: { 404: ['`not_found`: the id is not one of this person\'s live sessions (it may have ended already)'] } })
+      }
+    },
     ...signedInOnly
   }, async (request, reply) => {
     const { person, handle } = accessOf(request).signedIn
@@ -46,7 +58,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.post('/auth/sessions/end-others', {
-    schema: { tags: ['auth'], operationId: 'endOtherSessions', summary: 'End every session of the signed-in person but this one', response: { 200: OtherSessionsEnded, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody, 503: ErrorBody } },
+    schema: { tags: ['auth'], operationId: 'endOtherSessions', summary: 'End every session of the signed-in person but this one', response: { 200: json(OtherSessionsEnded, 'Every other session of the person has ended, on every instance: how many'), ...refusals({ ...guards, body: true }) } },
     ...signedInOnly
   }, async (request) => {
     const { person, handle } = accessOf(request).signedIn

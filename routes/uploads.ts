@@ -6,18 +6,33 @@ import { accessOf } from '../src/grants/access.js'
 import { hasUnsafeCharacters, unsafeTextMessage } from '../src/safe-text.js'
 import { checkUploadUrl, refuseUploadUrl, registrationFields, UPLOAD_SCOPE } from '../src/uploads/upload-policy.js'
 import { ATTR, inSpan } from '../src/tracing/spans.js'
-import { ErrorBody } from './schemas.js'
+import { header, json, refusals } from './responses.js'
 import { FinishResult, UploadRegistration, UploadRegistrationRequest } from '../src/contract/index.js'
 
 const FinishParams = Type.Object({ ulid: Type.String({ pattern: '^[0-9A-Za-z]{1,64}$' }) })
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody, 502: ErrorBody, 503: ErrorBody, 504: ErrorBody }
+/** What registering and finishing may be refused for: a page's call with the upload scope, what the media service says. */
+const guards = { csrf: true, signedIn: true, scopes: true, upstream: 'read', body: true } as const
 
 const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { config } = app
 
   app.post('/uploads/register', {
-    schema: { tags: ['uploads'], operationId: 'registerUpload', summary: 'Register an upload; the browser then posts files to url_upload_direct', body: UploadRegistrationRequest, response: { 200: UploadRegistration, ...errors } },
+    schema: {
+      tags: ['uploads'],
+      operationId: 'registerUpload',
+      summary: 'Register an upload; the browser then posts files to url_upload_direct',
+      body: UploadRegistrationRequest,
+      response: {
+        200: json(UploadRegistration, 'The media service took the registration: the browser posts each file to url_upload_direct, then finishes at finish_url', { 'Cache-Control': header(Type.String({ const: 'no-store' }), true) }),
+        ...refusals({
+          ...guards,
+          validated: ['the body'],
+          limit: 'registrations of this person (RATE_LIMIT_REGISTER_PER_MINUTE)',
+          own: { 400: ['`invalid_request`: the title holds a control or bidirectional character'] }
+        })
+      }
+    },
     config: { limit: 'register', scopes: [UPLOAD_SCOPE] }
   }, async (request, reply) => {
     const { folder_id: folderId, title, options } = request.body
@@ -46,7 +61,21 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.post('/uploads/:ulid/finish', {
-    schema: { tags: ['uploads'], operationId: 'finishUpload', summary: 'Finish an upload this session registered', params: FinishParams, response: { 200: FinishResult, ...errors } },
+    schema: {
+      tags: ['uploads'],
+      operationId: 'finishUpload',
+      summary: 'Finish an upload this session registered',
+      params: FinishParams,
+      response: {
+        200: json(FinishResult, 'The upload is finished (or was already): the files it stored, which the person\'s open pages are told of'),
+        ...refusals({
+          ...guards,
+          validated: ['the ulid'],
+          limit: 'finishes of this person (RATE_LIMIT_FINISH_PER_MINUTE)',
+          own: { 404: ['`not_found`: this session registered no such upload on its tenant, or it has expired'] }
+        })
+      }
+    },
     config: { limit: 'finish', scopes: [UPLOAD_SCOPE] }
   }, async (request) => {
     const { ulid } = request.params

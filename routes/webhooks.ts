@@ -10,7 +10,7 @@ import { Type } from '@fastify/type-provider-typebox'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../src/errors.js'
 import { WEBHOOK_EVENTS } from '../src/webhooks/read-webhook.js'
-import { ErrorBody } from './schemas.js'
+import { json, refusals } from './responses.js'
 
 /** The service's webhooks are a few hundred bytes: this is ample, and bounds what a stranger can send. */
 const WEBHOOK_BODY_LIMIT = 64 * 1024
@@ -63,7 +63,20 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     tags: ['webhooks'],
     description: 'Server to server: no session and no X-CSRF; the signature is in the body. Registered only when WEBHOOK_KEYS names a key; at WEBHOOK_PATH (/webhooks/media by default). Bodies over 64 KiB are refused (413).',
     unvalidatedBody: WebhookBody,
-    response: { 200: Received, 202: Received, 400: ErrorBody, 404: ErrorBody, 413: ErrorBody, 429: ErrorBody, 503: ErrorBody }
+    response: {
+      200: json(Received, '`duplicate`: a delivery of this id was taken already (the service retrying, or the very delivery resent); nothing is done again'),
+      202: json(Received, '`accepted`: verified, and its follow-up queued for good (the file is read from the service and the person\'s pages told)'),
+      ...refusals({
+        body: true,
+        bodyLimit: '64 KiB',
+        limit: 'webhooks from this address (RATE_LIMIT_WEBHOOKS_PER_MINUTE)',
+        own: {
+          400: ['`invalid_request`: signed with another key, a timestamp more than 5 minutes from now, a signature\'s token seen before with another id, or not the documented shape'],
+          404: ['`not_found`: no webhooks are received for this tenant (WEBHOOK_KEYS names no key of it)'],
+          503: ['`unavailable`: its follow-up cannot be queued now (the queue full, Redis away or nearly full); its id is not taken, so the service\'s retry is a first delivery']
+        }
+      })
+    }
   }
 
   const receive = async (tenant: string, request: FastifyRequest, reply: FastifyReply): Promise<{ status: 'accepted' | 'duplicate' }> => {

@@ -265,3 +265,59 @@ export interface OEmbed {
   thumbnail_url?: string
   [field: string]: unknown
 }
+
+/** The data of `ready`, the first event of every channel */
+export interface LiveReady {
+  /** How often a comment line comes: a page that hears nothing for several is no longer connected */
+  heartbeat_ms: number
+}
+
+/** The data of `file`: one file of this person's, as the service describes it now (StoredFile's fields), and what told of it */
+export interface LiveFile {
+  file_id?: MediaId
+  folder_id?: MediaId
+  /** Plain text: no control or bidirectional characters */
+  title?: string
+  /** Plain text: no control or bidirectional characters */
+  filename?: string
+  /** Bytes */
+  size?: number
+  /** `processing` until the service has transcoded it, then `ready` */
+  status?: string
+  urls?: {
+    /** Its direct link, only ever on the tenant's own origin */
+    file?: string
+  }
+  /** `finished` (an upload was finished), or the service's webhook event that told of it (`file_transcode`, ...) */
+  event: string
+}
+
+/** The data of `session`: the session ended */
+export interface LiveSessionEnded {
+  ended: true
+  /** `signed_out`, `expired`, `ended` (from another device, by an operator or by the service), or `replaced` by a new sign-in in the same browser, whose pages reconnect with the new cookie */
+  reason: 'signed_out' | 'expired' | 'ended' | 'replaced'
+}
+
+/** The data of `resync`: nothing */
+export type LiveResync = Record<string, never>
+
+/** The data of `closed`: media-bff closed this channel */
+export interface LiveClosed {
+  /** `session_limit` or `person_limit`: a newer tab took this one's place; `instance_full`: the instance had no room as the channel opened */
+  reason: 'session_limit' | 'person_limit' | 'instance_full'
+}
+
+/** The live channel's events (GET /events) by name, each with the JSON of its data */
+export interface LiveEventData {
+  /** The first event of every channel, after the `retry` field (how long to wait before reconnecting); its id is a point to resume from */
+  ready: LiveReady
+  /** A file of this person's, as the service describes it now: one event per file of a finish or a webhook, the message's id on the last */
+  file: LiveFile
+  /** The session ended; the channel closes after it */
+  session: LiveSessionEnded
+  /** The page was away too long (or gave an id of another deployment) to be sent what it missed: it reads its state again */
+  resync: LiveResync
+  /** media-bff closed the channel: the session's or the person's other channels took its place, or the instance was full as it opened */
+  closed: LiveClosed
+}

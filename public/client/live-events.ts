@@ -3,16 +3,19 @@
 // gives up for good on any answer but 200 without saying which (a 401 of an ended session, a 503
 // of an instance shutting down); this sends the header, sees the answer,
 // waits what Retry-After says, resumes with Last-Event-ID after every reconnect, and notices a
-// connection that died without a word (no heartbeat for a while).
+// connection that died without a word (no heartbeat for a while). The events and their data are
+// the contract's (LiveEventData, written from src/contract/live-events.ts), read as untrusted:
+// each field is checked before it is used.
 import { bffError, MediaBffError } from './errors.js'
 import { CSRF_HEADER, type CallSettings } from './http.js'
 import { parseJson } from './json.js'
 import { sseReader, type ServerSentEvent } from './sse.js'
-import type { MediaFile } from './types.js'
+import type { LiveClosed, LiveEventData, LiveSessionEnded, MediaFile } from './types.js'
 import { routeUrl } from './urls.js'
 import { listenerRegistry } from './listeners.js'
 
-export type SessionEndReason = 'signed_out' | 'expired' | 'ended'
+/** Why the session ended, as `ended` tells it: a reason this module does not know is `ended`; `replaced` (a new sign-in in this browser) reconnects instead. */
+export type SessionEndReason = Exclude<LiveSessionEnded['reason'], 'replaced'>
 
 /** What a live channel announces, by event name. */
 export interface LiveEvents {
@@ -33,7 +36,7 @@ export interface LiveEvents {
    * (`person_limit`), are open than get live updates, and this one gave its place to a newer one:
    * it connects again once it is shown (a tab in view: after a while).
    */
-  paused: { reason: 'session_limit' | 'person_limit' }
+  paused: { reason: Exclude<LiveClosed['reason'], 'instance_full'> }
   /** The connection failed; another attempt comes in `retryInMs`, or none (undefined). */
   error: { error: MediaBffError, retryInMs: number | undefined }
 }
@@ -114,29 +117,32 @@ export function openLiveChannel (settings: CallSettings): LiveChannel {
   const give = (event: ServerSentEvent, resetWatchdog: (heartbeatMs?: number) => void): void => {
     // Only an event that arrived whole counts as seen: a reconnect resumes after it.
     lastEventId = event.lastEventId
-    const data = parseJson(event.data)
-    if (event.event === 'ready') {
+    const ready = dataOf(event, 'ready')
+    const file = dataOf(event, 'file')
+    const ended = dataOf(event, 'session')
+    const closed = dataOf(event, 'closed')
+    if (ready !== undefined) {
       failures = 0
       state = 'open'
-      resetWatchdog(typeof data?.heartbeat_ms === 'number' ? data.heartbeat_ms : undefined)
+      resetWatchdog(typeof ready.heartbeat_ms === 'number' ? ready.heartbeat_ms : undefined)
       emit('open', { reconnected: connections++ > 0 })
-    } else if (event.event === 'file' && data !== undefined) {
-      const { event: cause, ...file } = data
-      emit('file', { file: file as MediaFile, event: typeof cause === 'string' ? cause : '' })
-    } else if (event.event === 'session' && data?.ended === true) {
-      if (data.reason === 'replaced') {
+    } else if (file !== undefined) {
+      const { event: cause, ...fields } = file
+      emit('file', { file: fields as MediaFile, event: typeof cause === 'string' ? cause : '' })
+    } else if (ended?.ended === true) {
+      if (ended.reason === 'replaced') {
         again(undefined, REPLACED_DELAY_MS)
         return
       }
-      const reason: SessionEndReason = data.reason === 'signed_out' || data.reason === 'expired' ? data.reason : 'ended'
+      const reason: SessionEndReason = ended.reason === 'signed_out' || ended.reason === 'expired' ? ended.reason : 'ended'
       stop()
       emit('ended', { reason })
       settings.onSignInLost?.(new MediaBffError(401, 'login_required', 'Your session has ended; please sign in again.', { login_url: routeUrl(settings.root, '/auth/login'), reason }, settings.root))
     } else if (event.event === 'resync') {
       emit('resync', {})
-    } else if (event.event === 'closed' && (data?.reason === 'session_limit' || data?.reason === 'person_limit')) {
+    } else if (closed?.reason === 'session_limit' || closed?.reason === 'person_limit') {
       resumeWhenShown()
-      emit('paused', { reason: data.reason })
+      emit('paused', { reason: closed.reason })
     }
   }
 
@@ -200,6 +206,14 @@ export function openLiveChannel (settings: CallSettings): LiveChannel {
     on,
     close: stop
   }
+}
+
+/** The fields the contract declares for a data of this event, each still to be checked; undefined for another event, or data that is no JSON object. */
+type Unchecked<T> = { [K in keyof T]?: unknown }
+
+/** The event's data when it is the event named (`ready` for `ready`, ...): a name or field the contract lacks does not compile. */
+function dataOf<K extends keyof LiveEventData> (event: ServerSentEvent, name: K): Unchecked<LiveEventData[K]> | undefined {
+  return event.event === name ? parseJson(event.data) as Unchecked<LiveEventData[K]> | undefined : undefined
 }
 
 function networkError (cause: string): MediaBffError {

@@ -1,14 +1,17 @@
-// The contract: every JSON shape media-bff's HTTP API answers with or takes, by name. The routes
-// answer with these schemas (Fastify serialises by them, and /docs describes them as named
-// components), and the browser module's types are written from them (public/client/contract.ts,
-// `npm run generate`), so the API, its description and the module's types are one copy.
+// The contract: every JSON shape media-bff's HTTP API answers with or takes, by name, the data of
+// the live channel's events included (live-events.ts). The routes answer with these schemas
+// (Fastify serialises by them, and /docs describes them as named components), and the browser
+// module's types are written from them (public/client/contract.ts, `npm run generate`), so the
+// API, its description and the module's types are one copy.
 import type { TSchema } from 'typebox'
 import { ErrorBody, UpstreamFailure } from './errors.js'
 import { ApiLinks, Folder, FolderContents, MediaFile, MediaId, MediaUserInfo, OEmbed, ShareInfo, ShareLink, StoredFile } from './media.js'
 import { OtherSessionsEnded, SessionEnded, SessionList, SessionListItem, SessionState, SessionUser, SignedInSession, SignedOut, SignedOutSession } from './session.js'
 import { FinishResult, UploadRegistration, UploadRegistrationOptions, UploadRegistrationRequest } from './uploads.js'
+import { LiveClosed, LiveFile, LiveReady, LiveResync, LiveSessionEnded } from './live-events.js'
 
 export * from './errors.js'
+export * from './live-events.js'
 export * from './media.js'
 export * from './session.js'
 export * from './uploads.js'
@@ -18,7 +21,8 @@ export const CONTRACT: Readonly<Record<string, TSchema>> = Object.fromEntries([
   ErrorBody, UpstreamFailure,
   SessionUser, SignedInSession, SignedOutSession, SessionState, SignedOut, SessionListItem, SessionList, SessionEnded, OtherSessionsEnded,
   UploadRegistrationOptions, UploadRegistrationRequest, UploadRegistration, FinishResult,
-  MediaId, ApiLinks, MediaFile, StoredFile, Folder, FolderContents, MediaUserInfo, ShareInfo, ShareLink, OEmbed
+  MediaId, ApiLinks, MediaFile, StoredFile, Folder, FolderContents, MediaUserInfo, ShareInfo, ShareLink, OEmbed,
+  LiveReady, LiveFile, LiveSessionEnded, LiveResync, LiveClosed
 ].map((schema) => [titleOf(schema), schema]))
 
 function titleOf (schema: TSchema): string {

@@ -1,19 +1,19 @@
-// The kinds of live event (GET /events), and what the data of each must look like: a message of
-// another kind, or with other data, is dropped as it is read from the bus (live-message.ts). A
-// new kind is an entry here and the code that raises it (a publish on the bus,
-// plugins/live-updates.ts); the hub writes any kind to the page as it is (src/events/
-// stream-hub.ts: `file` and `session` alone have more to them).
-import { jsonRecord } from '../media/json-record.js'
+// The kinds of live event announced on the bus (GET /events), and whether a message's data is
+// one of them: a message of another kind, or with other data, is dropped as it is read from the
+// bus (live-message.ts). Both follow from the one declaration of the channel's events,
+// src/contract/live-events.ts: a new kind is an entry there and the code that raises it (a
+// publish on the bus, plugins/live-updates.ts); the hub writes any kind to the page as it is
+// (src/events/stream-hub.ts: `file` and `session` alone have more to them).
+import { Compile } from 'typebox/compile'
+import { LIVE_CHANNEL, type AnnouncedEvent } from '../contract/live-events.js'
 
-/** Files one message carries at most: a larger finish is for the page's own listing to show. */
-export const MAX_FILES_PER_MESSAGE = 100
+export { MAX_FILES_PER_MESSAGE } from '../contract/live-events.js'
 
-/** Each kind of live event, and whether a message's data is one of it. */
-export const LIVE_EVENTS = {
-  /** `{ event, files }`: files of one finish or one webhook, as the service describes them now. */
-  file: (data: Record<string, unknown>) => typeof data.event === 'string' && Array.isArray(data.files) && data.files.length <= MAX_FILES_PER_MESSAGE && data.files.every((file) => jsonRecord(file) !== undefined),
-  /** `{ ended: true, reason }`: the session ended; its channels close. */
-  session: (data: Record<string, unknown>) => data.ended === true && typeof data.reason === 'string'
-} satisfies Record<string, (data: Record<string, unknown>) => boolean>
+export type LiveEventName = AnnouncedEvent
 
-export type LiveEventName = keyof typeof LIVE_EVENTS
+/** Each kind announced on the bus, and whether a message's data is one of it (its declared message, compiled). */
+export const LIVE_EVENTS = Object.fromEntries(Object.entries(LIVE_CHANNEL).flatMap(([name, declared]) => {
+  if (!('message' in declared)) return []
+  const validator = Compile(declared.message)
+  return [[name, (data: Record<string, unknown>): boolean => validator.Check(data)]]
+})) as Readonly<Record<LiveEventName, (data: Record<string, unknown>) => boolean>>

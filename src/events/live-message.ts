@@ -1,14 +1,12 @@
 // What travels between instances for the live channel (GET /events): an event for some sessions,
 // by their handles (src/sessions/session-index.ts). Read back from the bus as untrusted JSON.
 // The kinds of event, and what the data of each must look like, are LIVE_EVENTS
-// (live-events.ts).
+// (live-events.ts), from the channel's declaration (src/contract/live-events.ts).
 import { randomBytes } from 'node:crypto'
 import { jsonRecord } from '../media/json-record.js'
 import { LIVE_EVENTS, type LiveEventName } from './live-events.js'
 
-/** Why a session ended, as its open pages are told: signed out, timed out, ended from elsewhere, replaced by a new sign-in in the same browser. */
-export const SESSION_END_REASONS = ['signed_out', 'expired', 'ended', 'replaced'] as const
-export type SessionEndReason = typeof SESSION_END_REASONS[number]
+export { SESSION_END_REASONS, type SessionEndReason } from '../contract/live-events.js'
 
 export interface LiveMessage {
   /** Ordered by time, unique: the SSE id, and what Last-Event-ID names on a reconnect. */

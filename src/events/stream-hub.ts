@@ -9,6 +9,7 @@
 // carries an id too, so even a page that has heard nothing yet has a point to resume from.
 import type { ServerResponse } from 'node:http'
 import { newMessageId, type LiveMessage } from './live-message.js'
+import type { ClosedReason, LiveEventData } from '../contract/live-events.js'
 import { flattened } from '../flat-string.js'
 import { ATTR, recordedContext, startSpan, type Span, type SpanContext } from '../tracing/spans.js'
 
@@ -23,7 +24,8 @@ export interface StreamOwner {
   stillLive: () => Promise<number | undefined>
 }
 
-export type DropReason = 'slow_reader' | 'session_limit' | 'person_limit' | 'session_ended' | 'instance_full'
+/** Why media-bff let a channel go: those the page is told of (a `closed` event) and the rest. */
+export type DropReason = 'slow_reader' | 'session_ended' | ClosedReason
 /** Why a channel closed, on its span `live channel close`. */
 type CloseReason = DropReason | 'expired' | 'client_gone' | 'shutdown'
 
@@ -94,9 +96,9 @@ export function createStreamHub (options: StreamHubOptions) {
     }
     stream.res.write(text)
   }
-  /** Tells the page why (its session is over, or other tabs took its place), then closes the channel. */
-  const end = (stream: Stream, event: 'session' | 'closed', data: Record<string, unknown>, reason: CloseReason): void => {
-    write(stream, format({ id: undefined, event, data }))
+  /** Tells the page why (`last`: its session is over, or other tabs took its place), then closes the channel. */
+  const end = (stream: Stream, last: string, reason: CloseReason): void => {
+    write(stream, last)
     forget(stream, reason)
     stream.res.end()
   }
@@ -110,7 +112,7 @@ export function createStreamHub (options: StreamHubOptions) {
       stream.checking = true
       stream.owner.stillLive().then((endsAt) => {
         stream.checking = false
-        if (endsAt === undefined) end(stream, 'session', { ended: true, reason: 'expired' }, 'expired')
+        if (endsAt === undefined) end(stream, ownEvent('session', { ended: true, reason: 'expired' }), 'expired')
         else stream.owner.endsAt = endsAt
       }, () => { stream.checking = false })
     }
@@ -150,7 +152,7 @@ export function createStreamHub (options: StreamHubOptions) {
       for (const handle of message.handles) {
         for (const stream of bySession.get(handle) ?? []) {
           if (message.event === 'session' && message.data.ended === true) {
-            end(stream, 'session', message.data, 'session_ended')
+            end(stream, format({ id: undefined, event: 'session', data: message.data }), 'session_ended')
             options.onDropped?.('session_ended')
           } else {
             write(stream, formatMessage(message))
@@ -180,7 +182,7 @@ export function createStreamHub (options: StreamHubOptions) {
       // opening): never left open untracked, it says why and ends, and its page comes back.
       span.setAttribute(ATTR.outcome, 'refused')
       options.onDropped?.('instance_full')
-      res.end(`retry: ${options.retryMs}\n${format({ id: undefined, event: 'closed', data: { reason: 'instance_full' } })}`)
+      res.end(`retry: ${options.retryMs}\n${ownEvent('closed', { reason: 'instance_full' })}`)
       return false
     }
     const stream: Stream = { owner, res, checking: false, openedAt: clock(), opened: recordedContext(span) }
@@ -196,7 +198,7 @@ export function createStreamHub (options: StreamHubOptions) {
     res.once('close', () => { forget(stream, 'client_gone') })
     // How long to wait before reconnecting, and how often to expect a sign of life: a page
     // that hears nothing for several heartbeats knows its connection died without a word.
-    write(stream, `retry: ${options.retryMs}\n${format({ id: newMessageId(), event: 'ready', data: { heartbeat_ms: options.heartbeatMs } })}`)
+    write(stream, `retry: ${options.retryMs}\n${ownEvent('ready', { heartbeat_ms: options.heartbeatMs }, newMessageId())}`)
     keepHeadFlat(res)
     if (lastEventId !== undefined) replay(stream, lastEventId)
     return true
@@ -204,7 +206,7 @@ export function createStreamHub (options: StreamHubOptions) {
 
   function makeRoom (index: Map<string, Stream[]>, key: string, max: number, reason: 'session_limit' | 'person_limit'): void {
     for (const oldest of (index.get(key) ?? []).slice(0, Math.max(0, (index.get(key)?.length ?? 0) - max + 1))) {
-      end(oldest, 'closed', { reason }, reason)
+      end(oldest, ownEvent('closed', { reason }), reason)
       options.onDropped?.(reason)
     }
   }
@@ -218,7 +220,7 @@ export function createStreamHub (options: StreamHubOptions) {
     const from = recent.findIndex((entry) => entry.message.id === lastEventId)
     if (from < 0 && !(TIME_ORDERED_ID.test(lastEventId) && lastEventId > completeAfter)) {
       // Too long away (or another deployment's id): what the page shows may be stale.
-      write(stream, format({ id: undefined, event: 'resync', data: {} }))
+      write(stream, ownEvent('resync', {}))
       return
     }
     const missed = from < 0 ? recent.filter((entry) => entry.message.id > lastEventId) : recent.slice(from + 1)
@@ -260,7 +262,12 @@ function formatMessage (message: LiveMessage): string {
   return files.map((file: Record<string, unknown>, i) => format({ id: i === files.length - 1 ? message.id : undefined, event: 'file', data: { ...file, event } })).join('')
 }
 
+/** One of the events the hub writes of its own accord, its data as the channel's declaration has it (src/contract/live-events.ts). */
+function ownEvent<K extends keyof LiveEventData> (event: K, data: LiveEventData[K], id?: string): string {
+  return format({ id, event, data })
+}
+
 /** One Server-Sent Event; the data is JSON on one line. */
-function format ({ id, event, data }: { id: string | undefined, event: string, data: Record<string, unknown> }): string {
+function format ({ id, event, data }: { id: string | undefined, event: string, data: object }): string {
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
 }

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises'
 import t from 'tap'
 import type { Static } from 'typebox'
 import { contractTypes } from '../../src/contract/typescript.js'
-import { CONTRACT, type FinishResult, type SessionState, type UploadRegistration, type MediaFile, type ErrorBody } from '../../src/contract/index.js'
+import { CONTRACT, type FinishResult, type SessionState, type UploadRegistration, type MediaFile, type ErrorBody, type LiveEventData } from '../../src/contract/index.js'
 import type * as Written from '../../public/client/contract.js'
 
 /** Compiles only when A and B each take the other's values. */
@@ -17,6 +17,10 @@ same<Same<Written.UploadRegistration, Static<typeof UploadRegistration>>>(true)
 same<Same<Written.FinishResult, Static<typeof FinishResult>>>(true)
 same<Same<Written.ErrorBody, Static<typeof ErrorBody>>>(true)
 same<Same<Written.MediaFile['status'], Static<typeof MediaFile>['status']>>(true)
+// The live channel's events as the browser module reads them and as the server writes them (but
+// resync's empty data, which TypeBox types {} and the module Record<string, never>: nothing at all).
+same<Same<keyof Written.LiveEventData, keyof LiveEventData>>(true)
+same<Same<Omit<Written.LiveEventData, 'resync'>, Omit<LiveEventData, 'resync'>>>(true)
 
 t.test('public/client/contract.ts is what the schemas make now', async (t) => {
   const written = await readFile(new URL('../../public/client/contract.ts', import.meta.url), 'utf8')
@@ -35,4 +39,5 @@ t.test('each named schema is one declaration, referred to by name wherever anoth
   t.match(written, /^ {2}files: StoredFile\[\]$/m)
   t.match(written, /^export type Session = SignedInSession \| SignedOutSession$/m)
   t.match(written, /^ {2}\[field: string\]: unknown$/m, 'the service\'s answers may hold more than is known')
+  t.match(written, /^export interface LiveEventData \{\n(?: {2}\/\*\*.*\n {2}\w+: Live\w+\n)+\}$/m, 'the live channel\'s events, each with its data\'s named type')
 })

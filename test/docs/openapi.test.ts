@@ -84,6 +84,23 @@ t.test('for generators: every operation has its own readable operationId, and an
   t.match(description.components.schemas.FolderContents, { properties: { files: { items: { $ref: '#/components/schemas/MediaFile' } } } }, 'shapes refer to each other by name')
 })
 
+t.test('every answer is described: what it means for its route, its media types, a redirect its Location', async (t) => {
+  const undescribed: string[] = []
+  for (const { path, method, operation } of operations) {
+    for (const [status, response] of Object.entries(operation.responses)) {
+      const name = `${method} ${path} ${status}`
+      if (typeof response.description !== 'string' || response.description === 'Default Response' || response.description.length < 10) undescribed.push(name)
+      const headers = Object.values(response.headers ?? {}) as Array<{ schema: Record<string, unknown> }>
+      t.notOk(headers.some((header) => Object.hasOwn(header.schema, 'x-required')), `${name}: a header's required is the header's`)
+      if (/^3\d\d$/.test(status) && status !== '304') t.match(response.headers?.Location, { required: true, schema: { type: 'string', format: 'uri-reference' } }, `${name}: where to`)
+      if (/^[45]/.test(status) && path !== '/auth/callback' && path !== '/readyz') t.same(response.content, { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } }, `${name}: the contract's error`)
+    }
+  }
+  t.same(undescribed, [], 'no answer without a description of its own')
+  t.same(Object.keys(description.paths['/auth/callback']?.get?.responses ?? {}).sort(), ['302', '400', '429', '503'], 'the callback: its redirect, its pages, its refusals')
+  t.same(Object.keys(description.paths['/auth/callback']?.get?.responses['503'].content).sort(), ['application/json', 'text/html'], 'its 503 a page, or the contract\'s error before it')
+})
+
 t.test('the security schemes: the session cookie, X-CSRF and the operators\' bearer tokens, all that operations name', async (t) => {
   const schemes = description.components.securitySchemes
   t.match(schemes.sessionCookie, { type: 'apiKey', in: 'cookie', name: '__Host-Http-media-bff' })
@@ -148,7 +165,10 @@ t.test('/events: a text/event-stream of its events, shaped as a real channel sen
   const kinds = stream.anyOf.map((event) => event.properties.event.enum[0] as string)
   t.same(kinds.sort(), ['ready', ...Object.keys(LIVE_EVENTS), 'resync', 'closed'].sort(), 'every kind of event, the bus\'s included')
   const shapeOf = (kind: string): any => stream.anyOf.find((event) => event.properties.event.enum[0] === kind)
-  for (const event of stream.anyOf) t.match(event.properties.data, { type: 'string', contentMediaType: 'application/json', contentSchema: Object }, `${String(event.title)}: its data`)
+  for (const event of stream.anyOf) {
+    t.match(event.properties.data, { type: 'string', contentMediaType: 'application/json', contentSchema: { $ref: /^#\/components\/schemas\/Live/ } }, `${String(event.title)}: its data, a named shape`)
+  }
+  const dataOf = (kind: string): any => named(shapeOf(kind).properties.data.contentSchema)
 
   const stack = await startStack()
   t.teardown(stack.close)
@@ -157,12 +177,12 @@ t.test('/events: a text/event-stream of its events, shaped as a real channel sen
   const channel = await openChannel(browser)
   t.teardown(channel.close)
   const [ready] = channel.data('ready')
-  t.ok(fits(ready, shapeOf('ready').properties.data.contentSchema), 'ready, as described')
+  t.ok(fits(ready, dataOf('ready')), 'ready, as described')
   t.not(channel.events[0]?.lastEventId ?? '', '', 'with its id')
   await browser.post('/auth/logout', undefined, { 'x-csrf': '1' })
   const [ended] = await channel.waitFor('session')
-  t.ok(fits(ended, shapeOf('session').properties.data.contentSchema), `session, as described: ${JSON.stringify(ended)}`)
-  t.notOk(fits({ ended: true, reason: 'some other' }, shapeOf('session').properties.data.contentSchema), 'and the shape tells one apart from what it is not')
+  t.ok(fits(ended, dataOf('session')), `session, as described: ${JSON.stringify(ended)}`)
+  t.notOk(fits({ ended: true, reason: 'some other' }, dataOf('session')), 'and the shape tells one apart from what it is not')
 })
 
 t.test('the webhook: its body, with the signature in it; no session, no X-CSRF', async (t) => {
@@ -236,6 +256,11 @@ t.test('`npm run openapi` writes the same text to the file named', async (t) => 
   t.equal(printed, `${file}\n`, 'and prints where')
   t.equal(await readFile(file, 'utf8'), text)
 })
+
+/** The named shape a reference points at. */
+function named (schema: { $ref: string }): any {
+  return description.components.schemas[schema.$ref.replace('#/components/schemas/', '')]
+}
 
 /** A smallest value of the (request body) schema: its required fields, each the simplest it may be. */
 function exampleOf (schema: any): unknown {

@@ -1,15 +1,19 @@
-// What adding a kind of live event takes: an entry in src/events/live-events.ts and the code
-// that raises it. Here the table is given one more entry (tap's mockImport: the rest as it is)
-// and a message of the new kind is published on one instance's bus; on another instance, over
-// Redis, it reaches the page's open channel as an event of its own. Without the entry the same
-// message is dropped where it is read, and the page hears nothing.
+// What adding a kind of live event takes: an entry in the channel's declaration
+// (src/contract/live-events.ts) and the code that raises it. Here the declaration is given one
+// more entry (tap's mockImport: the rest as it is) and a message of the new kind is published on
+// one instance's bus; on another instance, over Redis, it reaches the page's open channel as an
+// event of its own. Without the entry the same message is dropped where it is read, and the page
+// hears nothing. The same entry puts it in the OpenAPI description and the browser module's types.
 import t, { type Test } from 'tap'
 import { createServer, get, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { once } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Redis } from 'ioredis'
-import { LIVE_EVENTS } from '../../src/events/live-events.js'
+import { Type } from 'typebox'
+import { LIVE_CHANNEL } from '../../src/contract/live-events.js'
+import { CONTRACT } from '../../src/contract/index.js'
+import { contractTypes } from '../../src/contract/typescript.js'
 import { createRedisEventBus, type EventBus } from '../../src/events/event-bus.js'
 import { createStreamHub } from '../../src/events/stream-hub.js'
 import { newMessageId, type LiveMessage } from '../../src/events/live-message.js'
@@ -20,8 +24,9 @@ import { loadedExtension } from '../helpers/loaded-as.js'
 const redis = await startRedis()
 t.teardown(() => redis.destroy())
 
-/** The new kind: a notice for the page, `{ text }`. */
-const notice = (data: Record<string, unknown>): boolean => typeof data.text === 'string' && data.text.length <= 200
+/** The new kind: a notice for the page, `{ text }`, the same on the bus as on the page. */
+const Notice = Type.Object({ text: Type.String({ maxLength: 200 }) }, { title: 'LiveNotice', description: 'The data of `notice`' })
+const notice = { data: Notice, id: 'sometimes', description: 'A notice for the page', message: Notice } as const
 
 /** One instance: its bus (as given) feeding a hub whose channel for session `h1` is open; the page's events. */
 async function instanceWithOpenPage (t: Test, bus: EventBus): Promise<ServerSentEvent[]> {
@@ -89,7 +94,7 @@ async function heard (events: ServerSentEvent[], event: string, ms: number): Pro
 t.test('with its entry, a new kind travels from one instance to the page on another', async (t) => {
   const channel = `live-${newMessageId()}`
   const { createRedisEventBus: busWithNotice } = await t.mockImport<typeof import('../../src/events/event-bus.js')>(`../../src/events/event-bus${loadedExtension}`, {
-    [`../../src/events/live-events${loadedExtension}`]: { ...await import('../../src/events/live-events.js'), LIVE_EVENTS: { ...LIVE_EVENTS, notice } }
+    [`../../src/contract/live-events${loadedExtension}`]: { ...await import('../../src/contract/live-events.js'), LIVE_CHANNEL: { ...LIVE_CHANNEL, notice } }
   })
   const page = await instanceWithOpenPage(t, busWithNotice(client(t), channel))
   const raising = busWithNotice(client(t), channel)
@@ -112,4 +117,15 @@ t.test('without it, the same message is dropped where it is read', async (t) => 
   await raising.publish({ id: newMessageId(), event: 'file', handles: ['h1'], data: { event: 'finished', files: [{ file_id: 1 }] } })
   t.ok(await heard(page, 'file', 15_000), 'the known kind arrives')
   t.equal(page.find((each) => each.event === 'notice'), undefined, 'the unknown one never did')
+})
+
+t.test('the same entry describes it: in the OpenAPI description\'s stream, and in the browser module\'s types', async (t) => {
+  const { LiveEventStream } = await t.mockImport<typeof import('../../routes/event-schemas.js')>(`../../routes/event-schemas${loadedExtension}`, {
+    [`../../src/contract/live-events${loadedExtension}`]: { ...await import('../../src/contract/live-events.js'), LIVE_CHANNEL: { ...LIVE_CHANNEL, notice } }
+  })
+  const described = (LiveEventStream as unknown as { anyOf: Array<{ title: string, properties: { data: { contentSchema: unknown } } }> }).anyOf.find((event) => event.title === 'notice')
+  t.equal(described?.properties.data.contentSchema, Notice, 'an event of the stream, its data the declared schema')
+  const types = contractTypes({ ...CONTRACT, LiveNotice: Notice }, { ...LIVE_CHANNEL, notice })
+  t.match(types, /^export interface LiveNotice \{\n {2}text: string\n\}$/m, 'its data, a type of the module')
+  t.match(types, /^ {2}notice: LiveNotice$/m, 'named in LiveEventData')
 })

@@ -45,12 +45,13 @@ for (const entry of LINKED) await symlink(join('..', entry), join(treeDir, entry
 // typebox package, and the contract (src/contract/) takes it from typebox itself: ESM in about
 // 320 files, each loaded through tap's module hooks in every test process that loads the routes,
 // about a second of CPU each time. The tree imports the same version bundled into one file
-// instead, from both names, so there is one TypeBox (the built server in dist/ keeps the
+// instead, from both names and from typebox/compile (the live events' checks,
+// src/events/live-events.ts), so there is one TypeBox (the built server in dist/ keeps the
 // package's own).
 const TYPEBOX_PROVIDER = '@fastify/type-provider-typebox'
 const typeboxBundle = join(treeDir, 'test-vendor', 'typebox.js')
 await build({
-  stdin: { contents: "export * from 'typebox'", resolveDir: join(root, 'node_modules', TYPEBOX_PROVIDER), sourcefile: 'typebox-bundle.js' },
+  stdin: { contents: "export * from 'typebox'\nexport { Compile } from 'typebox/compile'", resolveDir: join(root, 'node_modules', TYPEBOX_PROVIDER), sourcefile: 'typebox-bundle.js' },
   bundle: true,
   format: 'esm',
   platform: 'node',
@@ -73,8 +74,8 @@ const compiled = await build({
   logLevel: 'warning',
   write: false
 })
-const providerImport = new RegExp(`^(import [^;]* from )"(${TYPEBOX_PROVIDER}|typebox)";$`, 'gm')
-const dynamicImports = [TYPEBOX_PROVIDER, 'typebox'].map((name) => `import("${name}")`)
+const providerImport = new RegExp(`^(import [^;]* from )"(${TYPEBOX_PROVIDER}|typebox|typebox/compile)";$`, 'gm')
+const dynamicImports = [TYPEBOX_PROVIDER, 'typebox', 'typebox/compile'].map((name) => `import("${name}")`)
 await Promise.all(compiled.outputFiles.map(async (output) => {
   let text = output.text
   if (output.path.endsWith('.js')) {
