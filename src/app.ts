@@ -48,6 +48,9 @@ export interface AppOptions {
 
 export const app = fp(async (fastify: FastifyInstance, { config, clock }: AppOptions): Promise<void> => {
   await fastify.register(configPlugin, { config, ...(clock === undefined ? {} : { clock }) })
+  // Before every route: a route takes the error handler there is when it is registered, so one
+  // registered earlier (/metrics, /docs) would answer Fastify's own 500 instead of the contract's.
+  await fastify.register(errorsPlugin)
   // First of all hooks while tracing is on: everything after runs in the request's span.
   if (config.tracing.enabled) await fastify.register(tracingPlugin)
   // Before every plugin with routes: it moves each route under BASE_PATH as it is registered.
@@ -73,7 +76,6 @@ export const app = fp(async (fastify: FastifyInstance, { config, clock }: AppOpt
   await fastify.register(tokensPlugin)
   await fastify.register(liveUpdatesPlugin)
   await fastify.register(sessionPlugin)
-  await fastify.register(errorsPlugin)
   await fastify.register(corsPlugin)
   await fastify.register(csrfPlugin)
   await fastify.register(grantsPlugin)

@@ -2,7 +2,7 @@
 // agent's connect and headers timeouts, then a deadline on the body). It knows
 // the wire format and nothing of sessions or HTTP routes.
 import { Agent, type Dispatcher } from 'undici'
-import { UpstreamError, saysTokenInvalid, serviceErrorFields, toUpstreamError } from './upstream-error.js'
+import { UpstreamError, retryAfterSeconds, saysTokenInvalid, serviceErrorFields, toUpstreamError } from './upstream-error.js'
 import { readCappedText } from '../capped-body.js'
 import { readRegistration, type UploadRegistration } from './read-registration.js'
 import { readFinishResult, type FinishResult } from './read-finish-result.js'
@@ -58,8 +58,10 @@ export function createMediaClient (options: MediaClientOptions) {
       if (status < 200 || status > 299) {
         const fields = serviceErrorFields(parsed)
         // Only a rejected token is retried (withAccessToken), writes included: see saysTokenInvalid.
-        const failure = status === 401 && saysTokenInvalid(response.headers, parsed) ? 'token_rejected' : 'http'
-        throw new UpstreamError(failure, endpoint, `${endpoint} answered ${status}`, status, fields)
+        // Any other 4xx is the service refusing what was asked (a folder that is not there, say):
+        // passed on with its status, as the relay passes it on; a 5xx or another 401 is a 502.
+        const failure = status === 401 ? (saysTokenInvalid(response.headers, parsed) ? 'token_rejected' : 'http') : status >= 400 && status <= 499 ? 'refused' : 'http'
+        throw new UpstreamError(failure, endpoint, `${endpoint} answered ${status}`, status, fields, failure === 'refused' ? retryAfterSeconds(response.headers['retry-after']) : undefined)
       }
       if (parsed === undefined) throw new UpstreamError('malformed', endpoint, `${endpoint} answered with a body that is not JSON`, status)
       return parsed

@@ -83,3 +83,10 @@ export function toUpstreamError (endpoint: string, error: unknown): UpstreamErro
   }
   return new UpstreamError('network', endpoint, `${endpoint} could not be reached (${code ?? name ?? 'error'})`)
 }
+
+/** Retry-After in seconds, when the service sent a sane one. */
+export function retryAfterSeconds (value: string | string[] | undefined): number | undefined {
+  const text = Array.isArray(value) ? undefined : value
+  if (text === undefined || !/^\d{1,5}$/.test(text.trim())) return undefined
+  return Math.min(Number(text), 3600)
+}

@@ -21,13 +21,6 @@ export function answerHeaders (upstream: IncomingHttpHeaders, hasBody: boolean, 
   return headers
 }
 
-/** Retry-After in seconds, when the service sent a sane one. */
-export function retryAfterSeconds (value: string | string[] | undefined): number | undefined {
-  const text = single(value)
-  if (text === undefined || !/^\d{1,5}$/.test(text.trim())) return undefined
-  return Math.min(Number(text), 3600)
-}
-
 export function isJsonContentType (value: string | string[] | undefined): boolean {
   return /^application\/([\w.-]+\+)?json\s*(;|$)/i.test(single(value) ?? '')
 }

@@ -180,6 +180,22 @@ t.test('502 upstream_error: failures, nonsense and a forbidden upload host', asy
   t.equal((await browser.get('/auth/session')).json().authenticated, true, 'session kept throughout')
 })
 
+t.test('the service refusing a registration (a folder that is not there) is passed on with its status, as the relay passes it on', async (t) => {
+  const stack = await startStack({ env: uploadEnv })
+  t.teardown(stack.close)
+  const browser = stack.bff.browser()
+  await signIn(browser)
+  const missing = await browser.post('/uploads/register', { folder_id: 987654 })
+  t.equal(missing.status, 404, 'the service\'s 404, not a 502: the browser asked for a folder there is not')
+  t.equal(missing.json().error, 'not_found')
+  t.equal(missing.json().upstream.status, 404)
+  stack.emulator.injectFault({ endpoint: 'upload_id', failStatus: 429, failCount: 1 })
+  const slowDown = await browser.post('/uploads/register', { folder_id: 0 })
+  t.equal(slowDown.status, 429, 'the service asking to slow down: passed on')
+  t.equal(slowDown.json().error, 'rate_limited')
+  t.equal((await browser.get('/auth/session')).json().authenticated, true, 'session kept throughout')
+})
+
 t.test('502 when url_upload_direct is on a host outside UPLOAD_ALLOWED_HOSTS', async (t) => {
   const stack = await startStack({ env: { ...uploadEnv, UPLOAD_ALLOWED_HOSTS: 'upload.media.example' } })
   t.teardown(stack.close)
