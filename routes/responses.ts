@@ -61,9 +61,9 @@ export interface Guards {
   /** Scopes beyond that (`config.scopes` not empty). */
   scopes?: boolean
   /**
-   * The route calls the media service with the user's token: `relayed`, its answer passed on,
-   * a refusal keeping its 4xx status (src/relay/); `read`, its answer read by media-bff, any
-   * refusal an `upstream_error` (src/media/media-client.ts).
+   * The route calls the media service with the user's token: `relayed`, its answer passed on
+   * (src/relay/); `read`, its answer read by media-bff (src/media/media-client.ts), which may find
+   * an address in it media-bff may not use. Either way a refusal keeps its 4xx status.
    */
   upstream?: 'relayed' | 'read'
   /** The rate limit this route counts against, as a person reads it: whose calls, and its variable. */
@@ -82,12 +82,14 @@ export interface Guards {
 export function refusals (guards: Guards): Record<string, unknown> {
   const own = guards.own ?? {}
   const relayed = guards.upstream === 'relayed'
+  // A refusal of the media service's keeps its status, whatever kind of call it refused.
+  const refused = guards.upstream !== undefined
   const reasons = {
     400: [
       ...(guards.validated ?? []).map((part) => `\`invalid_request\`: ${part} does not fit its schema (\`field\` and \`location\` name what)`),
       ...(guards.body === true ? ['`invalid_request`: the body is not JSON, or not sent as application/json'] : []),
       ...(own[400] ?? []),
-      ...(relayed ? ['`invalid_request`: the media service refused the call as invalid (its 400; `upstream` holds what it said)'] : [])
+      ...(refused ? ['`invalid_request`: the media service refused the call as invalid (its 400; `upstream` holds what it said)'] : [])
     ],
     401: [
       ...(guards.signedIn === true ? ['`login_required` (with `login_url`): no session, or its grant has ended'] : []),
@@ -98,21 +100,21 @@ export function refusals (guards: Guards): Record<string, unknown> {
       ...(guards.csrf === true ? ['`csrf_failed`: no `X-CSRF: 1`, or an `Origin` other than PUBLIC_URL\'s or one of ALLOWED_ORIGINS'] : []),
       ...(guards.scopes === true ? ['`insufficient_scope`: the grant lacks a scope the person may still give (`required_scopes`; `reauthorize_url` asks for it)', '`scope_not_granted`: a re-authorization came back without it, so the account lacks the right'] : []),
       ...(own[403] ?? []),
-      ...(relayed ? ['`upstream_refused`: the media service refused the call (its 403)'] : [])
+      ...(refused ? ['`upstream_refused`: the media service refused the call (its 403)'] : [])
     ],
     404: [
       ...(own[404] ?? []),
-      ...(relayed ? ['`not_found`: the media service knows no such thing, or not for this user (its 404 or 410)'] : [])
+      ...(refused ? ['`not_found`: the media service knows no such thing, or not for this user (its 404 or 410)'] : [])
     ],
     413: [
       ...(guards.body === true ? [`\`payload_too_large\`: the body is over ${guards.bodyLimit ?? 'BODY_LIMIT'}`] : []),
       ...(own[413] ?? []),
-      ...(relayed ? ['`payload_too_large`: the media service found it too large (its 413)'] : [])
+      ...(refused ? ['`payload_too_large`: the media service found it too large (its 413)'] : [])
     ],
     429: [
       ...(guards.limit === undefined ? [] : [`\`rate_limited\`: too many ${guards.limit} within a minute`]),
       ...(own[429] ?? []),
-      ...(relayed ? ['`rate_limited`: the media service said so (its 429, its Retry-After kept)'] : [])
+      ...(refused ? ['`rate_limited`: the media service said so (its 429, its Retry-After kept)'] : [])
     ],
     503: [
       '`unavailable`: media-bff is stopping, or the session store cannot be reached (the session is kept)',
@@ -125,13 +127,13 @@ export function refusals (guards: Guards): Record<string, unknown> {
   for (const [status, why] of Object.entries(reasons)) {
     if (why.length > 0) declared[status] = refusal(why, status === '429' || status === '503' ? retry : undefined)
   }
-  if (relayed) {
+  if (refused) {
     declared['4xx'] = refusal(['`upstream_refused` (or the contract\'s nearest code: `invalid_request` for a 422, `not_found` for a 410): the media service refused the call with another 4xx status, which is kept; `upstream` holds what it said'])
   }
   if (guards.upstream !== undefined) {
     declared[502] = refusal([relayed
       ? '`upstream_error`: the media service failed (5xx, a redirect, an unexpected 401), answered something media-bff cannot read or too large; `upstream` holds what it said'
-      : '`upstream_error`: the media service refused the call or failed (`upstream` holds what it said, its status too), answered something media-bff cannot read or too large, or handed out an address media-bff may not use'])
+      : '`upstream_error`: the media service failed (5xx, a redirect, an unexpected 401; `upstream` holds what it said, its status too), answered something media-bff cannot read or too large, or handed out an address media-bff may not use'])
     declared[504] = refusal(['`upstream_timeout`: the media service did not answer within UPSTREAM_TIMEOUT_MS'])
   }
   return declared
