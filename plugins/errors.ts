@@ -11,6 +11,8 @@ import { UpstreamError } from '../src/media/upstream-error.js'
 import { RelayInputError } from '../src/relay/upstream-request.js'
 import { RelayBusyError } from '../src/relay/relay-call.js'
 const STORE_RETRY_AFTER_S = 5
+/** How long to wait when the media service asked to slow down and did not say for how long. */
+const UPSTREAM_RETRY_AFTER_S = 5
 
 export default fp(async (app) => {
   app.setNotFoundHandler(async (request, reply) => {
@@ -99,7 +101,9 @@ function upstreamToAppError (error: UpstreamError): AppError {
   Object.assign(upstream, error.fields)
   if (error.failure === 'refused' && error.status !== undefined) {
     const message = error.fields.user_message ?? error.fields.error_description ?? `The media service refused this request (${error.status}).`
-    return new AppError(refusalCode(error.status), message, { status: error.status, retryAfter: error.retryAfter, details: { upstream } })
+    // A 429 always says how long to wait (the contract's): the service's, or a few seconds.
+    const retryAfter = error.retryAfter ?? (error.status === 429 ? UPSTREAM_RETRY_AFTER_S : undefined)
+    return new AppError(refusalCode(error.status), message, { status: error.status, retryAfter, details: { upstream } })
   }
   const message = error.fields.user_message ?? error.fields.error_description ??
     (error.failure === 'network' ? 'The media service cannot be reached.' : 'The media service failed or answered something media-bff could not read.')

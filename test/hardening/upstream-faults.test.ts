@@ -32,7 +32,8 @@ const apiFaults: ApiFault[] = [
   { name: 'upload/id slower than UPSTREAM_TIMEOUT_MS', route: 'register', fault: { endpoint: 'upload_id', delayMs: SLOW_MS }, expect: timeout },
   { name: 'upload/id answers 500', route: 'register', fault: { endpoint: 'upload_id', failStatus: 500 }, expect: badGateway },
   { name: 'upload/id answers 503', route: 'register', fault: { endpoint: 'upload_id', failStatus: 503 }, expect: badGateway },
-  { name: 'upload/id answers 429', route: 'register', fault: { endpoint: 'upload_id', failStatus: 429 }, expect: badGateway },
+  // The service asking to slow down is passed on, as the relay passes it on, with a Retry-After.
+  { name: 'upload/id answers 429', route: 'register', fault: { endpoint: 'upload_id', failStatus: 429 }, expect: { status: 429, error: 'rate_limited' } },
   { name: 'upload/id drops the connection', route: 'register', fault: { endpoint: 'upload_id', drop: true }, expect: badGateway },
   { name: 'upload/id answers malformed JSON', route: 'register', fault: { endpoint: 'upload_id', malformed: true }, expect: badGateway },
   // The service refuses a token before its expiry: one refresh, one retry, the user sees nothing.
