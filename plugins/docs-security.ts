@@ -1,12 +1,10 @@
 // The security of each operation in the OpenAPI description (plugins/docs.ts), worked out from the
-// guards its route declares, the very `config` the plugins enforce: an operators' bearer token
-// (`operators`, plugins/operators.ts), the session cookie where a signed-in session is required
-// (`scopes`, plugins/grants.ts; the scopes are listed as its roles, as OpenAPI 3.1 allows), and
-// X-CSRF on every request a page's script makes (plugins/csrf.ts's own rule). A
-// route that answers with or without a session says so in its schema (SESSION_IF_ANY,
+// admission the gate made of its route's declaration (plugins/gate.ts), the very one it enforces:
+// an operators' bearer token, the session cookie where a signed-in session is required (the scopes
+// listed as its roles, as OpenAPI 3.1 allows), and X-CSRF on every request a page's script makes.
+// A route that answers with or without a session says so in its schema (SESSION_IF_ANY,
 // routes/schemas.ts).
 import type { FastifyContextConfig } from 'fastify'
-import { needsCsrfHeader } from './csrf.js'
 
 /** An OpenAPI security requirement: every scheme named must be satisfied (an empty one: none needed). */
 export type SecurityRequirement = Record<string, readonly string[]>
@@ -40,13 +38,13 @@ export function securitySchemes (cookieName: string) {
 }
 
 /** What a request to this route must carry; undefined when nothing. */
-export function operationSecurity (method: string | string[], config: FastifyContextConfig | undefined, declared: readonly SecurityRequirement[] | undefined): SecurityRequirement[] | undefined {
+export function operationSecurity (config: FastifyContextConfig | undefined, declared: readonly SecurityRequirement[] | undefined): SecurityRequirement[] | undefined {
+  const admission = config?.admission
   let alternatives: readonly SecurityRequirement[]
-  if (config?.operators === 'lever') alternatives = [{ operatorBearer: [] }]
-  else if (config?.operators === 'metrics') alternatives = [{ metricsBearer: [] }, {}]
-  else if (config?.scopes !== undefined) alternatives = [{ sessionCookie: [...config.scopes] }]
+  if (admission?.operatorToken === 'lever') alternatives = [{ operatorBearer: [] }]
+  else if (admission?.operatorToken === 'metrics') alternatives = [{ metricsBearer: [] }, {}]
+  else if (admission?.scopes !== undefined) alternatives = [{ sessionCookie: [...admission.scopes] }]
   else alternatives = declared ?? [{}]
-  const needsHeader = (typeof method === 'string' ? [method] : method).some((one) => needsCsrfHeader(one, config))
-  const security = needsHeader ? alternatives.map((alternative) => ({ ...alternative, csrfHeader: [] })) : [...alternatives]
+  const security = admission?.proof === 'custom-header' ? alternatives.map((alternative) => ({ ...alternative, csrfHeader: [] })) : [...alternatives]
   return security.every((requirement) => Object.keys(requirement).length === 0) ? undefined : security
 }

@@ -86,7 +86,7 @@ export default fp<DocsOptions>(async (app, { describe, shared }) => {
     transform: ({ schema, url, route }) => {
       // A route without a schema (none so far) is described as it is.
       const { unvalidatedBody, security: declared, ...described } = schema ?? {}
-      const security = operationSecurity(route.method, route.config, declared)
+      const security = operationSecurity(route.config, declared)
       const documented = referring({ ...described, ...(unvalidatedBody === undefined ? {} : { body: unvalidatedBody }) }, sharedNames) as FastifySchema
       return { schema: { ...documented, ...(security === undefined ? {} : { security }) }, url: url.startsWith(`${basePath}/`) ? url.slice(basePath.length) : url }
     }
@@ -114,7 +114,7 @@ export default fp<DocsOptions>(async (app, { describe, shared }) => {
   })
   app.get('/docs/redoc.standalone.js', { schema: { hide: true }, config: { operators: 'metrics' } }, async (_request, reply) =>
     await reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(await page.script()))
-}, { name: 'docs', dependencies: ['config', 'operators'] })
+}, { name: 'docs', dependencies: ['config', 'gate'] })
 
 const fromDist = import.meta.url.includes('/dist/')
 const pageFile = fileURLToPath(new URL(fromDist ? '../../public/api-page.html' : '../public/api-page.html', import.meta.url))

@@ -13,6 +13,7 @@ import { newMessageId, type SessionEndReason } from '../src/events/live-message.
 import { announceFinished } from '../src/events/finish-announcement.js'
 import { AppError, loginRequired } from '../src/errors.js'
 import type { SignedIn } from '../src/sessions/signed-in.js'
+import type { Person } from '../src/sessions/session-index.js'
 import type { MediaFileView } from '../src/media/read-media-file.js'
 import { createWebhookIntake, type IntakeResult } from '../src/webhooks/webhook-intake.js'
 import { followHint } from '../src/webhooks/webhook-hints.js'
@@ -112,7 +113,8 @@ export default fp(async (app) => {
     })
   const followUpParts = {
     uploadedFiles: app.uploadedFiles,
-    personSessions: app.personSessions,
+    // The session plugin comes after this one (it announces endings here): asked when used.
+    personSessions: { list: async (person: Person) => await app.sessions.of(person), liveUntil: async (sid: string) => await app.sessions.liveUntil(sid) },
     readFile: async (tenant: string, grantId: string, fileId: number, requestId: string | undefined) => {
       const apiUrl = config.tenants.get(tenant)?.apiUrl
       if (apiUrl === undefined) throw new Error(`no tenant ${tenant}`)
@@ -165,7 +167,7 @@ export default fp(async (app) => {
         'x-accel-buffering': 'no'
       })
       reply.raw.socket?.setNoDelay(true)
-      hub.open(reply.raw, { handle, person: budgetKey, endsAt, stillLive: async () => await app.personSessions.liveUntil(sid) }, lastEventId)
+      hub.open(reply.raw, { handle, person: budgetKey, endsAt, stillLive: async () => await app.sessions.liveUntil(sid) }, lastEventId)
       // The answer outlives its request by hours, and Fastify keeps the request until the answer
       // ends: let go of what the channel does not use (the session's copy, the grant's access).
       request.session = null as unknown as typeof request.session
@@ -176,7 +178,7 @@ export default fp(async (app) => {
       if (files.length === 0) return
       const { told, remembered } = await announceFinished({
         uploadedFiles: app.uploadedFiles,
-        handlesOf: async (person) => (await app.personSessions.list(person)).map((live) => live.handle),
+        handlesOf: async (person) => (await app.sessions.of(person)).map((live) => live.handle),
         publish: bus.publish
       }, signedIn, files)
       if (!remembered) app.log.warn({ files: files.length }, 'finished files could not be remembered: their pages hear of them now, but not when they are ready')

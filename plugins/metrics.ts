@@ -182,7 +182,7 @@ export default fp(async (app) => {
   }, async (_request, reply) => {
     return await reply.header('content-type', registry.contentType).send(await registry.metrics())
   })
-}, { name: 'metrics', dependencies: ['config', 'operators'] })
+}, { name: 'metrics', dependencies: ['config', 'gate'] })
 
 /** A relayed call's outcome from media-bff's answer: a short, fixed set of label values. */
 function relayOutcome (status: number): string {

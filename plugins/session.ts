@@ -1,90 +1,85 @@
-// Server-side sessions: the browser holds one opaque, signed, HttpOnly cookie; everything else
-// lives in the store. Idle and absolute timeouts are enforced here, server-side.
+// Server-side sessions: the browser holds one opaque, signed, HttpOnly cookie; everything else lives
+// in the store. @fastify/session does the job it was made for: the cookie, the id and its
+// rotation, restoring the session through its store interface and saving what changed. Its store
+// is the session's one face (src/sessions/sessions.ts), and the gate's two session steps
+// (plugins/gate.ts) come on either side of its restoring: `open` checks this replica's copy with
+// the request's count first, so the restoring reads nothing more; `admit` then works out who is
+// signed in. Grants, the tokens the sessions act with, are kept here too.
 import fp from 'fastify-plugin'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest, Session } from 'fastify'
 import fastifyCookie from '@fastify/cookie'
 import fastifySession from '@fastify/session'
 import { rememberingSigner } from './session-signer.js'
 import { cameUnderPreviousName, readPreviousCookieName, writePreviousCookieName } from './previous-cookie-name.js'
-import { liveSessionFrom, rememberReplaced } from './replaced-sessions.js'
-import { signedInOf, type SessionRecord, type SignedIn, type StoredSession } from '../src/sessions/signed-in.js'
-import { newSessionHandle } from '../src/sessions/session-index.js'
-import { endSession, type EndSessionParts } from '../src/sessions/end-session.js'
-import { beginSession, type HeldSession } from '../src/sessions/begin-session.js'
-import { arrivalOf } from '../src/sessions/arrival.js'
+import { sessionSteps } from './gate.js'
+import { createSessions, type Sessions } from '../src/sessions/sessions.js'
+import { createSessionEpochs } from '../src/sessions/session-epochs.js'
+import { newSessionHandle, type Person } from '../src/sessions/session-index.js'
+import { signedInOf, type SignedIn, type StoredSession } from '../src/sessions/signed-in.js'
+import type { Ending } from '../src/sessions/session-endings.js'
+import type { LiveSession } from '../src/sessions/person-sessions.js'
+import type { HeldSession } from '../src/sessions/begin-session.js'
 import { describeDevice } from '../src/sessions/device.js'
-import { sessionEndings, type Ending, type SessionEnded } from '../src/sessions/session-endings.js'
 import { coarseNetwork } from '../src/sessions/network.js'
 import type { SignedInSession } from '../src/sign-in/session-after-sign-in.js'
-import type { StoredGrant } from '../src/grants/grant-store.js'
-import { LIMIT_WINDOW_MS, PERSON_LIMITS } from '../src/rate-limits.js'
+import { createGrantStore, type GrantStore, type StoredGrant } from '../src/grants/grant-store.js'
+import { createTokenCipher } from '../src/store/token-cipher.js'
+
+/** A request's session, as the routes act on it: one call per act, each ending finishing itself. */
+export interface SessionFace {
+  /** "Stay signed in": resets the idle timeout (never the absolute one); request.signedIn follows. */
+  keepAlive: (request: FastifyRequest) => void
+  /**
+   * Ends the sign-in the request's session holds (`signed_out`, the default; `expired`;
+   * `grant_gone`): record, grant and index entry gone, cookie cleared, announced, counted, every
+   * replica told. Rejects (the session as it was) only when its record could not be dropped.
+   */
+  end: (request: FastifyRequest, reply: FastifyReply, ending?: Ending) => Promise<void>
+  /**
+   * Puts a completed sign-in into a new session: the id rotated (no fixation), the session it
+   * replaces ended, and the new one indexed under its person. Nothing is kept if the store fails.
+   */
+  begin: (request: FastifyRequest, signedIn: SignedInSession, replacing: SignedIn | undefined) => Promise<void>
+  /**
+   * The live signed-in session a sign-in began in (`sid`), or the one that replaced it since: what
+   * the callback, arriving without the SameSite=Strict cookie, replaces. A store failure throws.
+   */
+  beganIn: (sid: string | undefined) => Promise<SignedIn | undefined>
+  /** The request's signed-in session's grant, as opened with it; undefined when it is gone. */
+  grantOf: (request: FastifyRequest) => Promise<StoredGrant | undefined>
+  /** The signed-in person's live sessions, this one always among them, most recently active first. */
+  list: (request: FastifyRequest) => Promise<LiveSession[]>
+  /** Ends one of the signed-in person's sessions by its handle (this one: a sign-out). */
+  endOne: (request: FastifyRequest, reply: FastifyReply, handle: string) => Promise<{ ended: number, signedOut: boolean }>
+  /** Ends every session of the signed-in person but this one; resolves to how many were live. */
+  endOthers: (request: FastifyRequest) => Promise<number>
+  /** Ends every session and grant of a person (an operator's lever); resolves to how many were live. */
+  endPerson: (person: Person) => Promise<number>
+  /** The person's live sessions (webhook follow-ups, finishes). */
+  of: (person: Person) => Promise<LiveSession[]>
+  /** When a session (by its store id) ends unless it is used before; undefined when it is over. */
+  liveUntil: (sid: string) => Promise<number | undefined>
+}
 
 declare module 'fastify' {
-  interface FastifyContextConfig {
-    /**
-     * false: a request to this route is not activity (it does not move the idle timeout on):
-     * GET /auth/session, which tabs ask whenever they are looked at again.
-     */
-    touchesSession?: boolean
-    /**
-     * This route begins a new session in place of the request's (the sign-in callback): an
-     * expired one is not ended as the request arrives, but replaced (plugins/session.ts).
-     */
-    replacesSession?: boolean
-  }
   interface FastifyRequest {
     /**
      * Who is signed in with this request's session (src/sessions/signed-in.ts), worked out once
-     * as the request arrives; undefined when nobody is (or the session just ended).
+     * as the request is admitted; undefined when nobody is (or the session just ended).
      */
     signedIn: SignedIn | undefined
-    /** The session's grant as opened with it (src/sessions/session-core.ts); app.grantOf reads it. */
-    sessionGrant: StoredGrant | undefined
-    /** This request's count against its person's limit, taken with the session; undefined when not counted. */
-    personCount: { count: number, resetInMs: number } | undefined
   }
   interface FastifyInstance {
-    /**
-     * "Stay signed in": resets the session's idle timeout (never its absolute one); request.signedIn
-     * follows.
-     */
-    keepAlive: (request: FastifyRequest) => void
-    /**
-     * Ends the sign-in held by this request's session: grant deleted, session destroyed, cookie
-     * cleared, and the ending announced and counted (`signed_out`, the default; `expired`;
-     * `grant_gone`).
-     */
-    endSignIn: (request: FastifyRequest, reply: FastifyReply, ending?: 'signed_out' | 'expired' | 'grant_gone') => Promise<void>
-    /**
-     * The one way an ending is made known: the sessions' open pages told why on every instance,
-     * and the ending counted (src/sessions/session-endings.ts). For sessions ended elsewhere than
-     * in this request (the person's other sessions, an operator, the cap).
-     */
-    sessionsEnded: SessionEnded
-    /**
-     * Puts a completed sign-in into a new session: the id rotated (no fixation), the grant it
-     * replaces deleted, and the session indexed under its person (in place of the one it
-     * replaces). Nothing is kept if the store fails meanwhile.
-     */
-    beginSession: (request: FastifyRequest, signedIn: SignedInSession, replacing: SignedIn | undefined) => Promise<void>
-    /**
-     * The live signed-in session a sign-in began in (`sid`), or the one that replaced it since
-     * (plugins/replaced-sessions.ts), or undefined: what the callback, arriving without the
-     * SameSite=Strict cookie, replaces. A store failure throws.
-     */
-    signedInById: (sid: string | undefined) => Promise<SignedIn | undefined>
-    /**
-     * The grant of the request's signed-in session, as read with the session when it was, else
-     * from the store; undefined when it is gone.
-     */
-    grantOf: (request: FastifyRequest) => Promise<StoredGrant | undefined>
+    sessions: SessionFace
+    grants: GrantStore
   }
   // The stored session's fields, declared once (src/sessions/signed-in.ts).
   interface Session extends StoredSession {}
 }
 
 export default fp(async (app) => {
-  const { session: settings } = app.config
+  const { config, stores } = app
+  const settings = config.session
   // Every cookie media-bff sets or clears carries these unless it says otherwise: so
   // @fastify/session's clearing of a cookie it cannot use (a forged or unknown id), which names
   // only the path, is Secure too, and a browser takes the clearing of a __Host- cookie.
@@ -95,136 +90,86 @@ export default fp(async (app) => {
   const cookieDefaults = { httpOnly: true, secure: settings.secureCookie, sameSite: 'strict' as const, path: '/' }
   await app.register(fastifyCookie, { parseOptions: cookieDefaults })
   const signer = rememberingSigner(new fastifyCookie.Signer(settings.secrets, 'sha256'))
+
+  const cipher = createTokenCipher(config.tokenKeys)
+  const epochs = createSessionEpochs(stores.checks, { lifetimeMs: settings.absoluteTimeoutMs })
+  // A grant's change (a refresh, an ending) drops its person's epoch, like a session's.
+  const grants = createGrantStore(stores.people, cipher, { ttlMs: settings.absoluteTimeoutMs, changed: epochs.changed })
+  app.decorate('grants', grants)
+  const sessions: Sessions<StoredGrant> = createSessions({
+    people: stores.people,
+    signIns: stores.signIns,
+    epochs,
+    cipher,
+    grants: { read: grants.read, delete: async (grantId) => { await grants.delete(grantId) } },
+    settings,
+    now: app.clock,
+    announce: (handles, reason) => { app.live.announceSessionsEnded(handles, reason) },
+    count: (ending, live) => { app.metrics.sessionsEnded(ending, live) },
+    leftBehind: (what, error) => { app.log.warn({ err: error }, `a session ended, and ${what} was left behind: the store failed after its record was gone`) }
+  })
+
+  const sidOf = (request: FastifyRequest): string | undefined => {
+    const cookie = request.cookies[settings.cookieName]
+    const unsigned = cookie === undefined ? undefined : signer.unsign(cookie)
+    return unsigned?.valid === true && unsigned.value !== null ? unsigned.value : undefined
+  }
+  const keepAlive = (request: FastifyRequest): void => {
+    const { session } = request
+    if (session?.authenticatedAt === undefined) return
+    session.lastSeen = app.clock()
+    request.signedIn = signedInOf(session.sessionId, session, settings)
+  }
+  const end = async (request: FastifyRequest, reply: FastifyReply, ending: Ending = 'signed_out'): Promise<void> => {
+    const { session } = request
+    if (session === undefined || session === null) return
+    await sessions.end(session.sessionId, session, ending)
+    // The record is gone: @fastify/session's copy of it goes too, and with it the cookie.
+    request.session = null as unknown as typeof request.session
+    request.signedIn = undefined
+    reply.clearCookie(settings.cookieName, { path: '/', httpOnly: true, secure: settings.secureCookie, sameSite: 'strict' })
+  }
+  const steps = sessionSteps(app, {
+    sessions,
+    sidOf,
+    end,
+    touch: keepAlive,
+    // Signed with an older SESSION_SECRETS entry: @fastify/session re-signs the id with the first
+    // secret but, for a session this request does not modify, clears the cookie instead of
+    // sending the new one (saveUninitialized: false); touching it sends it, the record re-sealed
+    // with the current TOKEN_KEYS entry. So does one that came under the name before 0.2.0 only.
+    cookieToRenew: (request) => request.cookies[settings.cookieName] !== request.session?.encryptedSessionId || cameUnderPreviousName(request)
+  })
+
   // Between the cookie parser's hook and @fastify/session's: the name before 0.2.0 is read and
   // written beside today's while a rolling upgrade runs both versions.
   const { rollingUpgrade } = settings
-  if (rollingUpgrade !== undefined) readPreviousCookieName(app, { cookieName: settings.cookieName, upgrade: rollingUpgrade, signer, load: app.sessionStore.load })
-  // @fastify/session restores the session from the store as every request arrives; the session
-  // core opens it first (src/sessions/session-core.ts), in one exchange with the store for a
-  // session this replica keeps, with the request's count against its person's rate limit, and
-  // hands @fastify/session the record instead of a read. The record waits here for the very next
-  // hook, @fastify/session's, which takes it out.
-  const opened = new Map<string, SessionRecord | undefined>()
-  app.decorateRequest('sessionGrant', undefined)
-  app.decorateRequest('personCount', undefined)
-  app.addHook('onRequest', (request, _reply, done) => {
-    const cookie = request.cookies[settings.cookieName]
-    const unsigned = cookie === undefined ? undefined : signer.unsign(cookie)
-    // @fastify/session restores nothing for a request target outside the cookie's path `/` (an
-    // absolute-form one, `GET http://host/...`): nothing is opened for it, so nothing waits here.
-    if (unsigned?.valid !== true || unsigned.value === null || request.raw.url?.startsWith('/') !== true) {
-      done()
-      return
-    }
-    const sid = unsigned.value
-    const limit = request.routeOptions.config.limit
-    const counting = limit !== undefined && PERSON_LIMITS.has(limit) ? { limit, windowMs: LIMIT_WINDOW_MS } : undefined
-    app.sessionCore.open(sid, counting).then((session) => {
-      opened.set(sid, session.record)
-      request.sessionGrant = session.grant
-      request.personCount = session.counted
-      done()
-    }, done)
-  })
-  const store = app.sessionStore
+  if (rollingUpgrade !== undefined) readPreviousCookieName(app, { cookieName: settings.cookieName, upgrade: rollingUpgrade, signer, load: sessions.restore })
+  app.addHook('onRequest', steps.open)
   await app.register(fastifySession, {
     secret: signer,
     cookieName: settings.cookieName,
     saveUninitialized: false,
-    // Saved when modified; the touch below keeps the store TTL rolling without a write per call.
+    // Saved when modified; the gate's touch keeps the store TTL rolling without a write per call.
     rolling: false,
     // No maxAge: a browser-session cookie; the server decides when the session ends.
     cookie: cookieDefaults,
     store: {
-      ...store,
-      get: (sid, callback) => {
-        if (!opened.has(sid)) {
-          store.get(sid, callback)
-          return
-        }
-        const record = opened.get(sid)
-        opened.delete(sid)
-        process.nextTick(callback, null, record)
-      }
+      // What the record holds is checked field by field where it is used (src/sessions/signed-in.ts).
+      get: (sid, callback) => { settle(sessions.restore(sid).then((record) => (record ?? null) as Session | null), callback) },
+      set: (sid, session, callback) => { settle(sessions.save(sid, session), callback) },
+      destroy: (sid, callback) => { settle(sessions.drop(sid), callback) }
     }
   })
   if (rollingUpgrade !== undefined) writePreviousCookieName(app, settings.cookieName, rollingUpgrade)
-
-  app.decorate('sessionsEnded', sessionEndings({
-    changed: app.sessionEpochs.changed,
-    announce: (handles, reason) => { app.live.announceSessionsEnded(handles, reason) },
-    count: (ending, live) => { app.metrics.sessionsEnded(ending, live) }
-  }))
   app.decorateRequest('signedIn', undefined)
-  // onRequest (after @fastify/session's own) so that even a request that later fails validation
-  // keeps the cookie alive.
-  // A callback hook, not an async one: it runs on every request and waits only to end a session.
   app.addHook('onRequest', (request, reply, done) => {
-    const session = request.session
-    if (session?.authenticatedAt === undefined) {
-      done()
-      return
-    }
     // A sign-in from before sessions had handles gets one now, so it can be listed and named.
-    session.handle ??= newSessionHandle()
-    const signedIn = signedInOf(session.sessionId, session, settings)
-    if (signedIn === undefined) {
-      done()
-      return
-    }
-    const now = app.clock()
-    // A cookie signed with an older SESSION_SECRETS entry: @fastify/session re-signs the id with
-    // the first secret but, for a session this request does not modify, clears the cookie instead
-    // of sending the new one (saveUninitialized: false). Touching the session sends the re-signed
-    // cookie and re-seals the record with the current TOKEN_KEYS entry. So does one that came
-    // under the name before 0.2.0 only (plugins/previous-cookie-name.ts): it gets today's.
-    const { config } = request.routeOptions
-    const arrival = arrivalOf(signedIn, {
-      now,
-      idleTimeoutMs: settings.idleTimeoutMs,
-      isActivity: config.touchesSession !== false,
-      replacesSession: config.replacesSession === true,
-      cookieToRenew: request.cookies[settings.cookieName] !== session.encryptedSessionId || cameUnderPreviousName(request)
-    })
-    if (arrival === 'end') {
-      endSignIn(app, request, reply, 'expired').then(() => { done() }, done)
-      return
-    }
-    if (arrival !== 'replace') request.signedIn = signedIn
-    if (arrival === 'touch') keepAlive(request, now)
-    done()
+    if (request.session?.authenticatedAt !== undefined) request.session.handle ??= newSessionHandle()
+    steps.admit(request, reply, done)
   })
 
-  /** Moves the idle timeout on from now: the record is saved as the answer goes out. */
-  const keepAlive = (request: FastifyRequest, now = app.clock()): void => {
-    const { session } = request
-    if (session?.authenticatedAt === undefined) return
-    session.lastSeen = now
-    request.signedIn = signedInOf(session.sessionId, session, settings)
-  }
-  app.decorate('keepAlive', (request: FastifyRequest) => { keepAlive(request) })
-
-  app.decorate('endSignIn', async (request: FastifyRequest, reply: FastifyReply, ending: Ending = 'signed_out') => { await endSignIn(app, request, reply, ending) })
-  app.decorate('beginSession', async (request: FastifyRequest, signedIn: SignedInSession, replacing: SignedIn | undefined) => { await beginSignedInSession(app, request, signedIn, replacing) })
-  app.decorate('signedInById', async (sid: string | undefined): Promise<SignedIn | undefined> => await liveSessionFrom(app, sid))
-  app.decorate('grantOf', async (request: FastifyRequest): Promise<StoredGrant | undefined> => {
-    const { signedIn, sessionGrant } = request
-    if (signedIn === undefined) return undefined
-    return sessionGrant?.grant.id === signedIn.grantId ? sessionGrant : await app.grants.read(signedIn.grantId)
-  })
-}, { name: 'session', dependencies: ['config', 'stores', 'metrics', 'live-updates'] })
-
-async function endSignIn (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, ending: Ending): Promise<void> {
-  const { session } = request
-  if (session === undefined || session === null) return
-  app.sessionCore.forget(session.sessionId)
-  await endSession(endingParts(app), session, async () => { await session.destroy() }, ending)
-  const { cookieName, secureCookie } = app.config.session
-  reply.clearCookie(cookieName, { path: '/', httpOnly: true, secure: secureCookie, sameSite: 'strict' })
-}
-
-async function beginSignedInSession (app: FastifyInstance, request: FastifyRequest, signedIn: SignedInSession, replacing: SignedIn | undefined): Promise<void> {
-  const held: HeldSession = {
+  const heldBy = (request: FastifyRequest): HeldSession => ({
     sid: request.session.sessionId,
     record: request.session,
     rotate: async () => { await request.session.regenerate() },
@@ -232,38 +177,83 @@ async function beginSignedInSession (app: FastifyInstance, request: FastifyReque
       Object.assign(request.session, record)
       // A Secure cookie is not issued over plain http (a proxy not in TRUST_PROXY, say): no
       // session comes of it (@fastify/session skips it as it answers).
-      if (app.config.session.secureCookie && request.protocol !== 'https') return undefined
+      if (settings.secureCookie && request.protocol !== 'https') return undefined
       // Saved now rather than as the answer goes out (which then has nothing left to save).
       await request.session.save()
       return request.session.sessionId
     },
     destroy: async () => { await request.session.destroy() }
-  }
-  await beginSession({
-    ...endingParts(app),
-    dropSession: app.sessionStore.drop,
-    recordSignIn: app.personSessions.recordSignIn
-  }, held, {
-    session: signedIn,
-    replacing,
-    device: describeDevice(request.headers['user-agent']),
-    network: coarseNetwork(request.ip),
-    // For a sign-in another tab began in the session just replaced (plugins/replaced-sessions.ts).
-    // Best effort: without it, that sign-in leaves this session to its idle timeout. Only while
-    // another sign-in of this browser is open (a login cookie besides this callback's): nothing
-    // else could follow it, and the sign-in store is sized for one entry per sign-in.
-    afterSave: async (sid, previous) => {
-      const loginCookie = `${app.config.session.cookieName}-login-`
-      const othersOpen = Object.keys(request.cookies).filter((name) => name.startsWith(loginCookie)).length > 1
-      if (othersOpen) await rememberReplaced(app, [previous.live ? previous.sid : undefined, replacing?.sid], sid).catch(() => {})
-    }
   })
-}
-
-function endingParts (app: FastifyInstance): EndSessionParts {
-  return {
-    deleteGrant: async (grantId) => { await app.grants.delete(grantId) },
-    forget: app.personSessions.forget,
-    ended: app.sessionsEnded
+  const signedInOnly = (request: FastifyRequest): SignedIn => {
+    const { signedIn } = request
+    if (signedIn === undefined) throw new Error(`${request.url.split('?')[0] ?? ''} declares no scopes: nobody need be signed in`)
+    return signedIn
   }
+
+  app.decorate<SessionFace>('sessions', {
+    keepAlive,
+    end,
+    begin: async (request, signedIn, replacing) => {
+      await sessions.begin(heldBy(request), {
+        session: signedIn,
+        replacing,
+        device: describeDevice(request.headers['user-agent']),
+        network: coarseNetwork(request.ip),
+        // For a sign-in another tab began in the session just replaced (src/sessions/
+        // replaced-sessions.ts). Best effort: without it, that sign-in leaves this session to its
+        // idle timeout. Only while another sign-in of this browser is open (a login cookie besides
+        // this callback's): nothing else could follow it, and the sign-in store is sized for one
+        // entry per sign-in.
+        afterSave: async (sid, previous) => {
+          const loginCookie = `${settings.cookieName}-login-`
+          const othersOpen = Object.keys(request.cookies).filter((name) => name.startsWith(loginCookie)).length > 1
+          if (othersOpen) await sessions.rememberReplaced([previous.live ? previous.sid : undefined, replacing?.sid], sid).catch(() => {})
+        }
+      })
+    },
+    beganIn: sessions.liveFrom,
+    grantOf: async (request) => {
+      const { signedIn } = request
+      return signedIn === undefined ? undefined : await sessions.grantOf(signedIn)
+    },
+    list: async (request) => {
+      const signedIn = signedInOnly(request)
+      const listed = signedIn.person === undefined ? [] : await sessions.list(signedIn.person)
+      // A sign-in whose user id is unknown has no index: it sees itself only.
+      if (listed.some((session) => session.handle === signedIn.handle)) return listed
+      return [{
+        handle: signedIn.handle,
+        sid: '',
+        grantId: '',
+        createdAt: signedIn.authenticatedAt,
+        lastActiveAt: signedIn.lastSeen,
+        device: describeDevice(request.headers['user-agent']),
+        network: coarseNetwork(request.ip)
+      }, ...listed]
+    },
+    endOne: async (request, reply, handle) => {
+      const { person, handle: own } = signedInOnly(request)
+      if (handle === own) {
+        await end(request, reply)
+        return { ended: 1, signedOut: true }
+      }
+      const ended = person === undefined ? 0 : (await sessions.endHandles(person, [handle], 'ended_by_person')).live
+      return { ended, signedOut: false }
+    },
+    endOthers: async (request) => {
+      const { person, handle } = signedInOnly(request)
+      return person === undefined ? 0 : (await sessions.endAll(person, 'other_sessions', handle)).live
+    },
+    endPerson: async (person) => (await sessions.endAll(person, 'operator')).live,
+    of: sessions.list,
+    liveUntil: sessions.liveUntil
+  })
+}, { name: 'session', dependencies: ['config', 'gate', 'stores', 'metrics'] })
+
+/** A promise's outcome to a store callback, later (never in the promise chain, never twice). */
+function settle<T> (work: Promise<T>, callback: (error: unknown, value?: T) => void): void {
+  work.then(
+    (value) => { process.nextTick(callback, null, value) },
+    (error: unknown) => { process.nextTick(callback, error) }
+  )
 }

@@ -33,4 +33,4 @@ export default fp(async (app) => {
     onClientRejected: (error) => app.log.error({ tokenError: error }, 'the token endpoint refused media-bff\'s client credentials (OAUTH_CLIENT_ID / OAUTH_CLIENT_SECRET); sessions are kept'),
     onLockWait: (seconds) => app.metrics.lockWait(seconds)
   }))
-}, { name: 'tokens', dependencies: ['config', 'stores', 'media', 'metrics'] })
+}, { name: 'tokens', dependencies: ['config', 'stores', 'media', 'metrics', 'session'] })

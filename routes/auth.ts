@@ -100,7 +100,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     // Re-authorization keeps what the session already has on the same tenant.
     let grantedScopes: string[] = []
     if (signedIn !== undefined && signedIn.tenant === tenant) {
-      grantedScopes = (await app.grantOf(request))?.grant.scopes ?? []
+      grantedScopes = (await app.sessions.grantOf(request))?.grant.scopes ?? []
     }
     // Only what this deployment may ask for (OAUTH_SCOPES and the scopes its routes require), and
     // what the session already holds: a reauthorize_url repeats the granted scopes, and those may
@@ -176,14 +176,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       // Only a live session carries anything over (an expired one is replaced, not continued):
       // this request's, or (the callback arrives without the SameSite=Strict cookie) the one the
       // sign-in began in, or what replaced that since.
-      const previous = request.signedIn ?? await app.signedInById(transaction.previousSid)
+      const previous = request.signedIn ?? await app.sessions.beganIn(transaction.previousSid)
       const signedIn = sessionAfterSignIn(
         previous === undefined ? {} : { userId: previous.user.id, tenant: previous.tenant, deniedScopes: [...previous.deniedScopes], uploadOwner: previous.uploadOwner, name: previous.user.name, email: previous.user.email, entitlements: previous.entitlements === undefined ? undefined : [...previous.entitlements] },
         { grantId: completed.grant.id, grantedScopes: completed.grant.scopes, user: completed.user, deniedScopes: completed.deniedScopes },
         transaction,
         app.clock()
       )
-      await app.beginSession(request, signedIn, previous)
+      await app.sessions.begin(request, signedIn, previous)
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) throw error
       // A browser navigation: the human page, not a JSON error; the new grant is not kept.
@@ -208,9 +208,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const sessionText = async (request: FastifyRequest, reply: FastifyReply): Promise<string> => {
     const { signedIn } = request
     if (signedIn === undefined) return signedOut
-    const stored = await app.grantOf(request)
+    const stored = await app.sessions.grantOf(request)
     if (stored === undefined) {
-      await app.endSignIn(request, reply, 'grant_gone')
+      await app.sessions.end(request, reply, 'grant_gone')
       return signedOut
     }
     const { grant } = stored
@@ -248,7 +248,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/auth/session/keepalive', {
     schema: { tags: ['auth'], operationId: 'keepSessionAlive', summary: '"Stay signed in": resets the idle timeout (never the absolute one) and answers like GET /auth/session', security: SESSION_IF_ANY, response: { 200: json(SessionState, `The idle timeout starts again, when signed in. ${SESSION_ANSWER}`), ...refusals({ csrf: true, body: true }) } }
   }, async (request, reply) => {
-    app.keepAlive(request)
+    app.sessions.keepAlive(request)
     return await sessionState(request, reply)
   })
 
@@ -267,7 +267,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       }
     }
   }, async (request, reply) => {
-    await app.endSignIn(request, reply)
+    await app.sessions.end(request, reply)
     // The browser's HTTP cache holds this person's relayed answers (private, revalidated, bound
     // to them): drop it, so nothing of theirs is left for whoever uses the browser next. Only
     // "cache": "cookies" or "storage" would also wipe the website's own cookies and storage on

@@ -38,10 +38,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => {
     const { tenant, user_id: userId } = request.params
     if (!app.config.tenants.has(tenant)) throw new AppError('invalid_request', `Unknown tenant ${tenant}.`, { details: { field: 'tenant' } })
-    const ended = await app.personSessions.endAll({ tenant, userId })
-    await app.sessionsEnded('operator', ended)
-    request.log.warn({ tenant, userId, ended: ended.live }, 'an operator ended every session and grant of a person')
-    return { ended: ended.live }
+    const ended = await app.sessions.endPerson({ tenant, userId })
+    request.log.warn({ tenant, userId, ended }, 'an operator ended every session and grant of a person')
+    return { ended }
   })
 }
 

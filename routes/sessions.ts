@@ -1,15 +1,12 @@
 // A person's own sessions (docs/reference/http-api.md, "Routes"): list them, end one, end all but
-// this one. Thin: the session must be signed in with a live grant (`scopes: []`), and the work is
-// app.personSessions (src/sessions/person-sessions.ts).
+// this one. Thin: the session must be signed in with a live grant (`scopes: []`), and each act is
+// one call of the session's face (app.sessions, plugins/session.ts), which finishes it.
 import type { FastifyPluginAsyncTypebox, Static } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
 import { AppError } from '../src/errors.js'
 import { accessOf } from '../src/grants/access.js'
 import type { LiveSession } from '../src/sessions/person-sessions.js'
 import { HANDLE_PATTERN } from '../src/sessions/session-index.js'
-import { describeDevice } from '../src/sessions/device.js'
-import { coarseNetwork } from '../src/sessions/network.js'
 import { json, refusals } from './responses.js'
 import { OtherSessionsEnded, SessionEnded, SessionList, SessionListItem } from '../src/contract/index.js'
 
@@ -26,11 +23,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     ...signedInOnly
   }, async (request, reply) => {
     reply.header('cache-control', 'no-store')
-    const { person, handle: current } = accessOf(request).signedIn
-    const sessions = person === undefined ? [] : await app.personSessions.list(person)
-    // A sign-in whose user id is unknown has no index: it sees itself only.
-    if (!sessions.some((session) => session.handle === current)) sessions.unshift(thisSession(request))
-    return { sessions: sessions.map((session) => view(session, current)) }
+    const current = accessOf(request).signedIn.handle
+    return { sessions: (await app.sessions.list(request)).map((session) => view(session, current)) }
   })
 
   app.delete('/auth/sessions/:id', {
@@ -46,43 +40,20 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     },
     ...signedInOnly
   }, async (request, reply) => {
-    const { person, handle } = accessOf(request).signedIn
-    if (request.params.id === handle) {
-      await app.endSignIn(request, reply)
-      return { ended: 1, signed_out: true }
-    }
-    const ended = person === undefined ? { live: 0, handles: [], whose: [] } : await app.personSessions.end(person, [request.params.id])
-    if (ended.live === 0) throw new AppError('not_found', 'You have no such session; it may have ended already.')
-    await app.sessionsEnded('ended_by_person', ended)
-    return { ended: ended.live, signed_out: false }
+    const { ended, signedOut } = await app.sessions.endOne(request, reply, request.params.id)
+    if (ended === 0) throw new AppError('not_found', 'You have no such session; it may have ended already.')
+    return { ended, signed_out: signedOut }
   })
 
   app.post('/auth/sessions/end-others', {
     schema: { tags: ['auth'], operationId: 'endOtherSessions', summary: 'End every session of the signed-in person but this one', response: { 200: json(OtherSessionsEnded, 'Every other session of the person has ended, on every instance: how many'), ...refusals({ ...guards, body: true }) } },
     ...signedInOnly
   }, async (request) => {
-    const { person, handle } = accessOf(request).signedIn
-    const ended = person === undefined ? { live: 0, handles: [], whose: [] } : await app.personSessions.endAll(person, handle)
-    await app.sessionsEnded('other_sessions', ended)
-    return { ended: ended.live }
+    return { ended: await app.sessions.endOthers(request) }
   })
 }
 
 export default routes
-
-/** This session as the list shows it, when the index cannot (no user id known). */
-function thisSession (request: FastifyRequest): LiveSession {
-  const { handle, authenticatedAt, lastSeen } = accessOf(request).signedIn
-  return {
-    handle,
-    sid: '',
-    grantId: '',
-    createdAt: authenticatedAt,
-    lastActiveAt: lastSeen,
-    device: describeDevice(request.headers['user-agent']),
-    network: coarseNetwork(request.ip)
-  }
-}
 
 function view (session: LiveSession, current: string): Static<typeof SessionListItem> {
   return {

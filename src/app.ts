@@ -8,26 +8,19 @@ import type { Config } from './config/config.js'
 import { canonicalConfig } from './config/canonical.js'
 import { serverOptions } from './server-options.js'
 import configPlugin from '../plugins/config.js'
+import errorsPlugin from '../plugins/errors.js'
 import basePathPlugin from '../plugins/base-path.js'
 import tracingPlugin from '../plugins/tracing.js'
-import metricsPlugin from '../plugins/metrics.js'
-import operatorsPlugin from '../plugins/operators.js'
-import docsPlugin from '../plugins/docs.js'
 import securityHeadersPlugin from '../plugins/security-headers.js'
+import gatePlugin from '../plugins/gate.js'
+import metricsPlugin from '../plugins/metrics.js'
+import docsPlugin from '../plugins/docs.js'
 import storesPlugin from '../plugins/stores.js'
-import sessionPlugin from '../plugins/session.js'
-import corsPlugin from '../plugins/cors.js'
-import csrfPlugin from '../plugins/csrf.js'
-import errorsPlugin from '../plugins/errors.js'
-import closingPlugin from '../plugins/closing.js'
-import requestIdPlugin from '../plugins/request-id.js'
-import routeGuardsPlugin from '../plugins/route-guards.js'
 import mediaPlugin from '../plugins/media.js'
-import grantsPlugin from '../plugins/grants.js'
-import rateLimitPlugin from '../plugins/rate-limit.js'
-import relayPlugin from '../plugins/relay.js'
-import liveUpdatesPlugin from '../plugins/live-updates.js'
+import sessionPlugin from '../plugins/session.js'
 import tokensPlugin from '../plugins/tokens.js'
+import liveUpdatesPlugin from '../plugins/live-updates.js'
+import relayPlugin from '../plugins/relay.js'
 import demoSitePlugin from '../plugins/demo-site.js'
 import clientModulePlugin from '../plugins/client-module.js'
 import healthRoutes from '../routes/health.js'
@@ -55,31 +48,20 @@ export const app = fp(async (fastify: FastifyInstance, { config, clock }: AppOpt
   if (config.tracing.enabled) await fastify.register(tracingPlugin)
   // Before every plugin with routes: it moves each route under BASE_PATH as it is registered.
   await fastify.register(basePathPlugin)
-  // First of all hooks, synchronous: every answer (a refusal while closing too) names its request.
-  await fastify.register(requestIdPlugin)
-  // Next, and synchronous too: whether a request arrived before the close began must be decided
-  // when it arrives, not after the session and other async hooks have run.
-  await fastify.register(closingPlugin)
-  // Before every plugin with routes or guards: at ready it refuses a route whose declared guard
-  // (limit, scopes, operators) no plugin attached.
-  await fastify.register(routeGuardsPlugin)
-  // Before every plugin with routes: it attaches the operators' guard to the routes that ask for
-  // it as they are registered (/metrics and /docs among the first).
-  await fastify.register(operatorsPlugin)
-  // Before every other plugin with routes too: @fastify/swagger collects the routes as they are
-  // registered, /metrics among them.
+  // Before the gate: every answer carries them, its refusals too.
+  await fastify.register(securityHeadersPlugin)
+  // The one admission (plugins/gate.ts), before every plugin with routes: it works out each
+  // route's admission as the route is registered, and refuses a request before anything of a
+  // session is opened. Its session steps come with the session plugin below.
+  await fastify.register(gatePlugin)
+  // @fastify/swagger collects the routes as they are registered, /metrics among them.
   await fastify.register(docsPlugin, { describe: describeApi, shared: CONTRACT })
   await fastify.register(metricsPlugin)
-  await fastify.register(securityHeadersPlugin)
   await fastify.register(storesPlugin)
   await fastify.register(mediaPlugin)
+  await fastify.register(sessionPlugin)
   await fastify.register(tokensPlugin)
   await fastify.register(liveUpdatesPlugin)
-  await fastify.register(sessionPlugin)
-  await fastify.register(corsPlugin)
-  await fastify.register(csrfPlugin)
-  await fastify.register(grantsPlugin)
-  await fastify.register(rateLimitPlugin)
   await fastify.register(relayPlugin)
   await fastify.register(healthRoutes)
   await fastify.register(authRoutes)

@@ -26,7 +26,7 @@ const secret = 'bench-session-secret-0123456789-abcdefgh'
 
 /** Writers of each family, as media-bff's own modules write them; each call adds one unit. */
 function writers (stores: StoreFamilies) {
-  const sessions = createSessionStore<object>(stores.people, { cipher, storeCookie: false, ttlMs: () => 2 * HOUR })
+  const sessions = createSessionStore<object>(stores.people, { cipher, ttlMs: () => 2 * HOUR })
   const grants = createGrantStore(stores.people, cipher, { ttlMs: 12 * HOUR })
   const index = createSessionIndex(stores.people, { lifetimeMs: 12 * HOUR })
   const logins = createLoginTransactions({ cipher, store: stores.signIns, states: createLoginStateSigner([secret]), cookiePrefix: 'x-', ttlMs: 600_000, maxPerBrowser: 3 })
@@ -42,7 +42,7 @@ function writers (stores: StoreFamilies) {
       const sid = randomBytes(24).toString('base64url')
       const handle = newSessionHandle()
       const session = { grantId: grant.id, tenant: 'default', user: { id: String(100000 + i), name: `Person ${i}`, email: `person${i}@example.org` }, uploadOwner: randomBytes(18).toString('base64url'), handle, authenticatedAt: Date.now(), lastSeen: Date.now() }
-      await new Promise<void>((resolve, reject) => { sessions.set(sid, session, (error) => { if (error !== undefined && error !== null) reject(error); else resolve() }) })
+      await sessions.save(sid, session)
       await index.add({ tenant: 'default', userId: String(100000 + i) }, handle, { sid, grantId: grant.id, createdAt: Date.now(), device: 'Firefox on Windows', network: '192.0.2.0/24' })
     },
     lock: async (): Promise<void> => { await stores.locks.setIfAbsent(`lock:grant:${randomBytes(18).toString('base64url')}`, randomBytes(16).toString('hex'), 15_000) },

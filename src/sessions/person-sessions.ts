@@ -55,8 +55,9 @@ export function createPersonSessions (options: PersonSessionsOptions) {
       // A re-authorization may have moved the session to a newer grant: end whichever it holds.
       const record = records === undefined ? await readSession(entry.sid) : records[i]
       const grants = new Set([entry.grantId, record?.grantId].filter((id): id is string => typeof id === 'string'))
-      await Promise.all([...grants].map(deleteGrant))
+      // The record first: once it is gone the session is over, whatever becomes of its grant.
       await destroySession(entry.sid)
+      await Promise.all([...grants].map(deleteGrant))
     }))
     const handles = entries.map((entry) => entry.handle)
     await index.remove(person, handles)

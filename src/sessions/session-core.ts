@@ -64,6 +64,12 @@ export interface SessionCore<G extends GrantAsRead = GrantAsRead> {
    * refuses the epoch's and the count's writes, still gives the record, uncounted.
    */
   open: (sid: string, counting?: CountAgainst) => Promise<OpenedSession<G>>
+  /**
+   * This replica's copy of the session, as the last `open` left it, without a word to the store:
+   * what the request `open` has just checked restores (src/sessions/sessions.ts), and the grant it
+   * acts with. Nobody else may trust it.
+   */
+  peek: (sid: string) => { record: SessionRecord, grant: G } | undefined
   /** Drops this replica's copy of a session that ended here (the epoch tells the others). */
   forget: (sid: string) => void
   /** Sessions kept (for tests and the bench). */
@@ -118,6 +124,9 @@ export function createSessionCore<G extends GrantAsRead> ({ epochs, readSession,
         kept.delete(sid)
         return { record: await read(sid), grant: undefined, counted: undefined }
       }
+    },
+    peek (sid) {
+      return kept.get(sid)
     },
     forget (sid) {
       kept.delete(sid)

@@ -34,6 +34,11 @@ export interface StoredSession {
   handle?: string
   authenticatedAt?: number
   lastSeen?: number
+  /**
+   * The text the record was read as, never stored itself: a save is a compare-and-set against it
+   * (src/store/session-store.ts).
+   */
+  asStored?: string
 }
 
 /** A stored session as read from a store: every field is checked before use. */

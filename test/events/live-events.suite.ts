@@ -191,7 +191,7 @@ export function liveEventsSuite (t: Test, storeEnv: () => Record<string, string>
     // media-bff's record says alice finished a file the service does not show her (as if it had
     // been moved away from her): asked with her token, the service says there is no such file.
     const aliceId = String((await alice.get('/auth/session')).json().user.id)
-    const [mine] = await stack.bff.app.personSessions.list({ tenant: 'default', userId: aliceId })
+    const [mine] = await stack.bff.app.sessions.of({ tenant: 'default', userId: aliceId })
     if (mine === undefined) throw new Error('alice has no indexed session')
     await stack.bff.app.uploadedFiles.claimShowing('default', 424242, {}, { handle: mine.handle, sid: mine.sid, grantId: mine.grantId, userId: aliceId })
     t.equal((await stack.emulator.sendWebhook({ user: 'alice', event: 'file_transcode', data: { file_id: 424242 } })).status, 202)
@@ -212,7 +212,7 @@ export function liveEventsSuite (t: Test, storeEnv: () => Record<string, string>
     const { alice, page, fileId } = await uploadHeard(stack, 'Nameless')
     const before = page.data('file').length
     const aliceId = String((await alice.get('/auth/session')).json().user.id)
-    const [mine] = await stack.bff.app.personSessions.list({ tenant: 'default', userId: aliceId })
+    const [mine] = await stack.bff.app.sessions.of({ tenant: 'default', userId: aliceId })
     if (mine === undefined) throw new Error('alice has no indexed session')
     // As when the service's user/info did not answer at sign-in: no person, only this sign-in.
     await stack.bff.app.uploadedFiles.claimShowing('default', fileId, {}, { handle: mine.handle, sid: mine.sid, grantId: mine.grantId })

@@ -5,6 +5,7 @@ import t from 'tap'
 import { startStack } from '../helpers/bff.js'
 import { signIn } from '../helpers/sign-in.js'
 import { openChannel } from '../helpers/event-stream.js'
+import { sessionRecords } from '../helpers/session-records.js'
 
 t.test('a session without a handle opens a channel under the handle it keeps', async (t) => {
   const stack = await startStack()
@@ -14,11 +15,10 @@ t.test('a session without a handle opens a channel under the handle it keeps', a
   t.equal((await signIn(browser)).callback.status, 302)
   const signed = decodeURIComponent(String(browser.cookies.get(config.session.cookieName)))
   const sid = signed.slice(0, signed.lastIndexOf('.'))
-  const read = async (): Promise<Record<string, unknown>> => await new Promise((resolve, reject) => {
-    app.sessionStore.get(sid, (error, record) => { if (error !== null && error !== undefined) reject(error); else resolve({ ...record as Record<string, unknown> }) })
-  })
+  const records = sessionRecords(app, config)
+  const read = async (): Promise<Record<string, unknown>> => ({ ...await records.read(sid) })
   const { handle: _dropped, ...withoutHandle } = await read()
-  await new Promise<void>((resolve, reject) => { app.sessionStore.set(sid, withoutHandle as never, (error) => { if (error !== null && error !== undefined) reject(error); else resolve() }) })
+  t.ok(await records.write(sid, withoutHandle), 'written over the record read')
   t.equal((await read()).handle, undefined, 'stored without a handle')
 
   const channel = await openChannel(browser)

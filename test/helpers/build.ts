@@ -14,6 +14,7 @@ import { sessionAfterSignIn } from '../../src/sign-in/session-after-sign-in.js'
 import { newSessionHandle } from '../../src/sessions/session-index.js'
 import { bffEnv } from './bff.js'
 import { Browser, overHttp, type Send } from './http-client.js'
+import { sessionRecords } from './session-records.js'
 
 export interface Built {
   app: FastifyInstance
@@ -50,6 +51,7 @@ export async function build (t: Test, options: BuildOptions = {}): Promise<Built
   t.teardown(async () => { await app.close() })
   await app.ready()
   const signer = new fastifyCookie.Signer(config.session.secrets, 'sha256')
+  const records = sessionRecords(app, config)
 
   const signIn = async (user = 'alice', scopes: readonly string[] = config.oauth.scopes): Promise<string> => {
     const tokens = emulator.grantTokens(user, scopes)
@@ -73,8 +75,8 @@ export async function build (t: Test, options: BuildOptions = {}): Promise<Built
       handle: newSessionHandle()
     }
     const sid = randomBytes(24).toString('base64url')
-    await new Promise<void>((resolve, reject) => { app.sessionStore.set(sid, record, (error) => { if (error === undefined || error === null) resolve(); else reject(error) }) })
-    await app.personSessions.recordSignIn({ tenant: config.defaultTenant, userId: tokens.user_id }, record.handle, { sid, grantId: grant.id, createdAt: now, device: 'a test', network: '127.0.0.0/24' })
+    await records.write(sid, record)
+    await records.index.add({ tenant: config.defaultTenant, userId: tokens.user_id }, record.handle, { sid, grantId: grant.id, createdAt: now, device: 'a test', network: '127.0.0.0/24' })
     return `${config.session.cookieName}=${signer.sign(sid)}`
   }
 

@@ -17,10 +17,10 @@ import { testTokenKey } from '../helpers/bff.js'
 
 const timeouts = { idleTimeoutMs: 60_000, absoluteTimeoutMs: 600_000 }
 
-function world (options: { failIndex?: boolean } = {}) {
+function world (options: { failIndex?: boolean, failGrantDelete?: boolean } = {}) {
   const kv = createMemoryStore()
   const cipher = createTokenCipher(parseTokenKeys(testTokenKey()))
-  const sessions = createSessionStore<SessionRecord>(kv, { cipher, storeCookie: false, ttlMs: () => 60_000 })
+  const sessions = createSessionStore<SessionRecord>(kv, { cipher, ttlMs: () => 60_000 })
   const grants = createGrantStore(kv, cipher, { ttlMs: 600_000 })
   const people = createPersonSessions({
     index: createSessionIndex(kv, { lifetimeMs: 600_000 }),
@@ -31,16 +31,16 @@ function world (options: { failIndex?: boolean } = {}) {
     maxPerPerson: 2
   })
   const endings: Array<[Ending, EndedSessions]> = []
+  const leftBehind: string[] = []
   const parts = {
     dropSession: sessions.drop,
-    deleteGrant: async (id: string) => { await grants.delete(id) },
+    deleteGrant: options.failGrantDelete === true ? async () => { throw new Error('store down') } : async (id: string) => { await grants.delete(id) },
     forget: people.forget,
     recordSignIn: options.failIndex === true ? async () => { throw new Error('store down') } : people.recordSignIn,
-    ended: async (ending: Ending, ended: EndedSessions) => { endings.push([ending, ended]) }
+    ended: async (ending: Ending, ended: EndedSessions) => { endings.push([ending, ended]) },
+    leftBehind: (what: string) => { leftBehind.push(what) }
   }
-  const save = async (sid: string, record: object): Promise<void> => {
-    await new Promise<void>((resolve, reject) => { sessions.set(sid, record as SessionRecord, (error) => { error === undefined || error === null ? resolve() : reject(error) }) })
-  }
+  const save = async (sid: string, record: object): Promise<void> => { await sessions.save(sid, record as SessionRecord) }
   /** A browser's session as the cookie layer holds it: an id and a record. */
   const browser = (secure = true) => {
     let sid = randomUUID()
@@ -59,7 +59,7 @@ function world (options: { failIndex?: boolean } = {}) {
     const now = Date.now()
     return { format: RECORD_FORMAT, grantId: grant.id, tenant: 'default', user: { id: userId, name: undefined, email: undefined }, uploadOwner: grant.id, authenticatedAt: now, lastSeen: now } as NewSession
   }
-  return { sessions, grants, people, parts, endings, browser, completed }
+  return { sessions, grants, people, parts, endings, leftBehind, browser, completed }
 }
 
 t.test('a sign-in begins a session: saved, then indexed under its person', async (t) => {
@@ -127,4 +127,31 @@ t.test('ending a sign-in: grant, index entry and record gone, the ending made kn
   t.equal(await sessions.load(tab.sid), undefined)
   t.same(await people.list(alice), [])
   t.same(endings, [['signed_out', { live: 1, handles: [record.handle], whose: [personBudgetKey(alice)] }]])
+})
+
+t.test('ending a sign-in whose record cannot be dropped: nothing is ended, and the caller hears it', async (t) => {
+  const { parts, browser, completed, sessions, grants, people, endings } = world()
+  const alice = { tenant: 'default', userId: `alice-${randomUUID()}` }
+  const tab = browser()
+  await beginSession(parts, tab.held(), { session: await completed(alice.userId), replacing: undefined, device: 'd', network: 'n' })
+  const record = tab.record as SessionRecord
+  endings.length = 0
+  await t.rejects(endSession(parts, record as never, async () => { throw new Error('store down') }, 'signed_out'), /store down/)
+  t.not(await sessions.load(tab.sid), undefined, 'the session is as it was')
+  t.not(await grants.read(record.grantId as string), undefined, 'its grant too')
+  t.equal((await people.list(alice)).length, 1, 'and its entry')
+  t.same(endings, [], 'nothing ended, nothing told')
+})
+
+t.test('ending a sign-in once its record is gone cannot half-happen: a grant the store keeps is left behind and said, the ending made known', async (t) => {
+  const { parts, browser, completed, sessions, endings, leftBehind } = world({ failGrantDelete: true })
+  const alice = { tenant: 'default', userId: `alice-${randomUUID()}` }
+  const tab = browser()
+  await beginSession(parts, tab.held(), { session: await completed(alice.userId), replacing: undefined, device: 'd', network: 'n' })
+  const record = tab.record as SessionRecord
+  endings.length = 0
+  await endSession(parts, record as never, async () => { await sessions.drop(tab.sid) }, 'signed_out')
+  t.equal(await sessions.load(tab.sid), undefined, 'the session is over')
+  t.same(leftBehind, ['its grant (gone when it expires)'], 'what was left behind is said')
+  t.same(endings.map(([ending]) => ending), ['signed_out'], 'the ending is made known all the same')
 })

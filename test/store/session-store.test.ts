@@ -1,59 +1,18 @@
-import Fastify, { type FastifyInstance } from 'fastify'
-import fastifyCookie from '@fastify/cookie'
-import fastifySession from '@fastify/session'
+// The session records behind @fastify/session (src/store/session-store.ts), on memory and on a
+// real Redis: sealed, expiring with the session, read back frozen with the text they were read
+// as, and saved by compare-and-set against it, so an ending is never undone by a request that
+// read the session before it, and a save that changes nothing writes nothing.
 import { Redis } from 'ioredis'
 import t from 'tap'
 import { StoreUnavailableError, type KeyValueStore } from '../../src/store/key-value-store.js'
 import { createMemoryStore } from '../../src/store/memory-store.js'
 import { createRedisStore } from '../../src/store/redis-store.js'
-import { createSessionStore, type SessionStore } from '../../src/store/session-store.js'
+import { AS_STORED, createSessionStore } from '../../src/store/session-store.js'
 import { createTokenCipher, generateTokenKey, parseTokenKeys } from '../../src/store/token-cipher.js'
 import { startRedis } from '../helpers/redis.js'
 
 const USER_NAME = 'Ada Lovelace of the session-store test'
-
 const cipher = createTokenCipher(parseTokenKeys(generateTokenKey('s1')))
-
-/** The adapter's callbacks as promises (what @fastify/session does with them, minus the plugin). */
-function promised<S extends object> (store: SessionStore<S>) {
-  return {
-    set: async (id: string, session: S) => await new Promise<void>((resolve, reject) => store.set(id, session, (error) => error == null ? resolve() : reject(error))),
-    get: async (id: string) => await new Promise<unknown>((resolve, reject) => store.get(id, (error, session) => error == null ? resolve(session) : reject(error))),
-    destroy: async (id: string) => await new Promise<void>((resolve, reject) => store.destroy(id, (error) => error == null ? resolve() : reject(error)))
-  }
-}
-
-async function buildApp (kv: KeyValueStore, cookieMaxAge?: number): Promise<FastifyInstance> {
-  const app = Fastify()
-  app.setErrorHandler((error, _request, reply) => {
-    return reply.code(error instanceof StoreUnavailableError ? 503 : 500).send({ error: error instanceof Error ? error.name : 'unknown' })
-  })
-  await app.register(fastifyCookie)
-  await app.register(fastifySession, {
-    secret: 'a-session-secret-of-at-least-32-characters',
-    cookieName: 'sid',
-    saveUninitialized: false,
-    cookie: { secure: false, ...(cookieMaxAge === undefined ? {} : { maxAge: cookieMaxAge }) },
-    store: createSessionStore(kv, { cipher, defaultTtlMs: 30_000 })
-  })
-  // Plain property access: the test must not add fields to the application's Session type.
-  const data = (session: unknown): Record<string, unknown> => session as Record<string, unknown>
-  app.post('/login', async (request) => {
-    data(request.session).user = { id: 'u1', name: USER_NAME }
-    data(request.session).loggedInAt = 1_700_000_000_000
-    return { ok: true }
-  })
-  app.get('/me', async (request) => ({ user: data(request.session).user ?? null, loggedInAt: data(request.session).loggedInAt ?? null }))
-  app.post('/logout', async (request) => {
-    await request.session.destroy()
-    return { ok: true }
-  })
-  return app
-}
-
-function sessionIdOf (cookie: string): string {
-  return cookie.slice(0, cookie.lastIndexOf('.'))
-}
 
 const redis = await startRedis()
 t.teardown(() => redis.destroy())
@@ -65,157 +24,109 @@ const backends: Array<[string, () => KeyValueStore]> = [
   ['redis', () => createRedisStore({ url: redis.url, keyPrefix: 'sessions-test:' })]
 ]
 
+type Record = { [field: string]: unknown }
+
 for (const [backend, openStore] of backends) {
-  t.test(`with @fastify/session on the ${backend} store`, async (t) => {
+  t.test(`on ${backend}: sealed, with its lifetime, read back as it was written`, async (t) => {
     const kv = openStore()
     t.teardown(() => kv.close())
-    const app = await buildApp(kv, 600_000)
-    t.teardown(() => app.close())
-
-    const login = await app.inject({ method: 'POST', url: '/login' })
-    t.equal(login.statusCode, 200)
-    const cookie = login.cookies.find((c) => c.name === 'sid')?.value
-    if (cookie === undefined) throw new Error('no session cookie')
-    const id = sessionIdOf(cookie)
-
-    const stored = await kv.get(`sess:${id}`)
+    const store = createSessionStore<Record>(kv, { cipher, ttlMs: () => 600_000 })
+    t.equal(await store.save('one', { cookie: { path: '/' }, user: { id: 'u1', name: USER_NAME } }), true, 'a new session is written where there is none')
+    const stored = await kv.get('sess:one')
     t.match(stored, /^v1\.s1\./, 'one sealed record under sess:<id>')
-    // Long enough that random ciphertext never spells it (a three-letter name did, one run in a thousand).
+    // Long enough that random ciphertext never spells it.
     for (const spelling of [USER_NAME, Buffer.from(USER_NAME).toString('base64url')]) t.notOk(stored?.includes(spelling), 'nothing readable in it')
     if (backend === 'redis') {
-      const ttl = await raw.pttl(`sessions-test:sess:${id}`)
-      t.ok(ttl > 590_000 && ttl <= 600_000, `the record lives as long as the cookie (${ttl} ms)`)
+      const ttl = await raw.pttl('sessions-test:sess:one')
+      t.ok(ttl > 590_000 && ttl <= 600_000, `it lives as long as the session (${ttl} ms)`)
     }
+    const read = await store.load('one') as Record
+    t.same(read, { user: { id: 'u1', name: USER_NAME }, [AS_STORED]: stored }, 'read back without its cookie, with the text it was read as')
+    t.equal(await store.load('one'), read, 'the same record read again is the same object')
+    t.ok(Object.isFrozen(read) && Object.isFrozen(read.user), 'frozen all the way down: nobody edits what others share')
+    t.equal(await store.load('absent'), undefined)
+  })
 
-    const me = await app.inject({ method: 'GET', url: '/me', cookies: { sid: cookie } })
-    t.same(me.json(), { user: { id: 'u1', name: USER_NAME }, loggedInAt: 1_700_000_000_000 }, 'the session comes back on the next request')
-    t.equal((await app.inject({ method: 'GET', url: '/me' })).json().user, null, 'not without the cookie')
+  t.test(`on ${backend}: a save is a compare-and-set against what was read`, async (t) => {
+    const kv = openStore()
+    t.teardown(() => kv.close())
+    let changes = 0
+    const store = createSessionStore<Record>(kv, { cipher, ttlMs: () => 60_000, changed: async () => { changes++ } })
+    await store.save('s', { lastSeen: 1 })
+    // Sessions as @fastify/session holds them: the record's fields copied into an object of its own.
+    const session = { ...await store.load('s') as Record }
+    const older = { ...await store.load('s') as Record }
+    session.lastSeen = 2
+    t.equal(await store.save('s', session), true, 'over the record it read: written')
+    t.equal(session[AS_STORED], await kv.get('sess:s'), 'and the saved session now stands for what it wrote')
+    session.lastSeen = 3
+    t.equal(await store.save('s', session), true, 'so a second save of the same session writes again')
+    t.equal(await store.save('s', { ...older, lastSeen: 9 }), false, 'a save from an older reading: refused, the newer write stands')
+    t.match(await store.load('s'), { lastSeen: 3 })
+    t.equal(await store.save('s', { lastSeen: 5 }), false, 'a session never read is not written over a record')
+    changes = 0
+    t.equal(await store.save('s', session), false, 'a save that changes nothing writes nothing')
+    t.equal(changes, 0, 'and tells no replica of a change')
+  })
 
-    const logout = await app.inject({ method: 'POST', url: '/logout', cookies: { sid: cookie } })
-    t.equal(logout.statusCode, 200)
-    t.equal(await kv.get(`sess:${id}`), undefined, 'logout deleted the record')
-    t.equal((await app.inject({ method: 'GET', url: '/me', cookies: { sid: cookie } })).json().user, null)
+  t.test(`on ${backend}: a session an ending dropped is never written again by a request that read it before`, async (t) => {
+    const kv = openStore()
+    t.teardown(() => kv.close())
+    const store = createSessionStore<Record>(kv, { cipher, ttlMs: () => 60_000 })
+    await store.save('ended', { lastSeen: 1 })
+    const inFlight = { ...await store.load('ended') as Record }
+    await store.drop('ended')
+    t.equal(await store.save('ended', { ...inFlight, lastSeen: 2 }), false, 'its touch as the answer goes out is refused')
+    t.equal(await kv.get('sess:ended'), undefined, 'the record stays gone')
+  })
+
+  t.test(`on ${backend}: a session past its lifetime is deleted, not written, unless it changed meanwhile`, async (t) => {
+    const kv = openStore()
+    t.teardown(() => kv.close())
+    let lifetime = 60_000
+    const store = createSessionStore<Record>(kv, { cipher, ttlMs: () => lifetime })
+    await store.save('over', { lastSeen: 1 })
+    const read = { ...await store.load('over') as Record }
+    const newer = { ...await store.load('over') as Record, lastSeen: 2 }
+    await store.save('over', newer)
+    lifetime = -1
+    await store.save('over', read)
+    t.not(await kv.get('sess:over'), undefined, 'an older reading past its lifetime deletes nothing newer')
+    await store.save('over', newer)
+    t.equal(await kv.get('sess:over'), undefined, 'the current one past its lifetime is deleted')
   })
 }
 
-t.test('a store that is down reaches @fastify/session as StoreUnavailableError (503 here)', async (t) => {
-  const kv = createMemoryStore()
-  const app = await buildApp(kv)
-  t.teardown(() => app.close())
-  const login = await app.inject({ method: 'POST', url: '/login' })
-  const cookie = login.cookies.find((c) => c.name === 'sid')?.value ?? ''
-  await kv.close()
-  const me = await app.inject({ method: 'GET', url: '/me', cookies: { sid: cookie } })
-  t.equal(me.statusCode, 503)
-  t.same(me.json(), { error: 'StoreUnavailableError' })
-  const again = await app.inject({ method: 'POST', url: '/login' })
-  t.equal(again.statusCode, 503, 'saving a new session fails the same way')
-})
-
-t.test('what get returns is what JSON keeps of the Session, cookie included', async (t) => {
+t.test('with a cipher, a record only opens under its own session id; a damaged one reads as none', async (t) => {
   const kv = createMemoryStore()
   t.teardown(() => kv.close())
-  const store = promised(createSessionStore(kv))
-  const expires = new Date(Date.now() + 60_000)
-  // The shape @fastify/session's Cookie serialises to (its toJSON), with a Date inside.
-  const cookie = { expires, originalMaxAge: 60_000, path: '/', httpOnly: true, toJSON () { return { expires: this.expires, originalMaxAge: this.originalMaxAge, path: this.path, httpOnly: this.httpOnly } } }
-  await store.set('abc', { cookie, user: { id: 'u1' }, list: [1, 2] })
-  t.same(await store.get('abc'), {
-    cookie: { expires: expires.toISOString(), originalMaxAge: 60_000, path: '/', httpOnly: true },
-    user: { id: 'u1' },
-    list: [1, 2]
-  })
-  t.equal(await store.get('missing'), undefined, 'absent: undefined, like MemoryStore')
-})
-
-t.test('storeCookie: false keeps everything but the cookie, and leaves the session as it was', async (t) => {
-  const kv = createMemoryStore()
-  t.teardown(() => kv.close())
-  const store = promised(createSessionStore(kv, { storeCookie: false, ttlMs: () => 60_000 }))
-  const session = { cookie: { path: '/', httpOnly: true }, user: { id: 'u1' }, list: [1, 2] }
-  await store.set('abc', session)
-  t.same(await store.get('abc'), { user: { id: 'u1' }, list: [1, 2] })
-  t.same(session.cookie, { path: '/', httpOnly: true }, 'the cookie is put back')
-  t.notMatch(await kv.get('sess:abc') ?? '', 'httpOnly', 'nothing of the cookie stored')
-})
-
-t.test('the TTL follows the cookie, else the default, else the ttlMs option', async (t) => {
-  const redisKv = createRedisStore({ url: redis.url, keyPrefix: 'ttl-test:' })
-  t.teardown(() => redisKv.close())
-  const ttlOf = async (id: string): Promise<number> => await raw.pttl(`ttl-test:sess:${id}`)
-
-  const byCookie = promised(createSessionStore(redisKv, { defaultTtlMs: 5000 }))
-  await byCookie.set('max-age', { cookie: { maxAge: 40_000 } })
-  t.ok(await ttlOf('max-age') > 39_000, 'cookie.maxAge')
-  await byCookie.set('expires', { cookie: { expires: new Date(Date.now() + 50_000).toISOString() } })
-  t.ok(await ttlOf('expires') > 49_000, 'cookie.expires (string or Date)')
-  await byCookie.set('browser-session', { cookie: { expires: null, maxAge: null } })
-  const fallback = await ttlOf('browser-session')
-  t.ok(fallback > 4000 && fallback <= 5000, 'defaultTtlMs for a cookie without a lifetime')
-
-  const custom = promised(createSessionStore<{ loginAt: number }>(redisKv, { ttlMs: (session) => session.loginAt + 70_000 - Date.now() }))
-  await custom.set('custom', { loginAt: Date.now() })
-  t.ok(await ttlOf('custom') > 69_000, 'ttlMs option')
-
-  await byCookie.set('over', { cookie: { maxAge: 60_000 } })
-  await byCookie.set('over', { cookie: { maxAge: -1 } })
-  t.equal(await byCookie.get('over'), undefined, 'a session past its lifetime is deleted, not written')
-})
-
-t.test('with a cipher, a record only opens under its own session id', async (t) => {
-  const kv = createMemoryStore()
-  t.teardown(() => kv.close())
-  const store = promised(createSessionStore(kv, { cipher }))
-  await store.set('victim', { user: 'ada' })
+  const store = createSessionStore<Record>(kv, { cipher, ttlMs: () => 60_000 })
+  await store.save('victim', { user: 'ada' })
   const sealed = await kv.get('sess:victim')
-  t.match(sealed, /^v1\./)
   // Read first, so the opened record is remembered: the copy must not be served from memory.
-  t.same(await store.get('victim'), { user: 'ada' })
+  t.match(await store.load('victim'), { user: 'ada' })
   await kv.set('sess:attacker', sealed ?? '', 60_000)
-  t.equal(await store.get('attacker'), undefined, 'a copied record reads as no session')
+  t.equal(await store.load('attacker'), undefined, 'a copied record reads as no session')
   await kv.set('sess:damaged', 'not json, not sealed', 60_000)
-  t.equal(await store.get('damaged'), undefined, 'a damaged record reads as no session')
-  t.same(await store.get('victim'), { user: 'ada' })
+  t.equal(await store.load('damaged'), undefined, 'a damaged record reads as no session')
 })
 
-t.test('a stored record is opened once and shared, frozen; a new record is opened anew', async (t) => {
-  const kv = createMemoryStore()
-  t.teardown(() => kv.close())
-  const store = promised(createSessionStore(kv, { cipher }))
-  await store.set('s', { user: { name: 'ada' }, lastSeen: 1 })
-  const first = await store.get('s') as { user: { name: string } }
-  t.equal(await store.get('s'), first, 'the same record read again is the same object')
-  t.ok(Object.isFrozen(first) && Object.isFrozen(first.user), 'frozen all the way down: nobody edits what others share')
-  await store.set('s', { user: { name: 'ada' }, lastSeen: 2 })
-  t.same(await store.get('s'), { user: { name: 'ada' }, lastSeen: 2 }, 'a write is a new record, read as written')
-})
-
-t.test('callbacks: always later, failures as StoreUnavailableError', async (t) => {
+t.test('a store that fails is StoreUnavailableError; a session that is not JSON is a bug, reported as such', async (t) => {
   const memory = createMemoryStore()
   t.teardown(() => memory.close())
   const failing: KeyValueStore = {
     ...memory,
     get: async () => { throw new Error('socket hang up') },
-    set: async () => { throw new StoreUnavailableError('down') },
+    compareAndSet: async () => { throw new StoreUnavailableError('down') },
     delete: async () => { throw new StoreUnavailableError('down') }
   }
-  const store = createSessionStore(failing)
-  let calledSynchronously = true
-  const errors: unknown[] = []
-  await new Promise<void>((resolve) => {
-    store.get('x', (error) => { errors.push(error); resolve() })
-    calledSynchronously = false
-  })
-  t.equal(calledSynchronously, false, 'the callback runs after get returned')
-  t.type(errors[0], StoreUnavailableError, 'an unexpected error is wrapped')
-  t.match((errors[0] as Error).cause, { message: 'socket hang up' })
-  const setError = await new Promise((resolve) => store.set('x', {}, resolve))
-  t.type(setError, StoreUnavailableError)
-  const destroyError = await new Promise((resolve) => store.destroy('x', resolve))
-  t.type(destroyError, StoreUnavailableError)
-
-  const circular: Record<string, unknown> = {}
+  const store = createSessionStore<Record>(failing, { ttlMs: () => 60_000 })
+  const loading = await store.load('x').catch((error: unknown) => error)
+  t.type(loading, StoreUnavailableError, 'an unexpected error is wrapped')
+  t.match((loading as Error).cause, { message: 'socket hang up' })
+  t.type(await store.save('x', {}).catch((error: unknown) => error), StoreUnavailableError)
+  t.type(await store.drop('x').catch((error: unknown) => error), StoreUnavailableError)
+  const circular: Record = {}
   circular.self = circular
-  const serialiseError = await new Promise((resolve) => createSessionStore(memory).set('y', circular, resolve))
-  t.type(serialiseError, TypeError, 'a session that is not JSON is reported, not thrown')
+  t.type(await createSessionStore<Record>(memory, { ttlMs: () => 60_000 }).save('y', circular).catch((error: unknown) => error), TypeError)
 })
