@@ -1,7 +1,7 @@
 // The accounts the emulator knows. Alice may do everything; Bob may only read, so tests can see
 // a user who cannot get the upload scope however often he is sent through authorize.
 import { randomToken } from './random-token.js'
-import { isKnownScope } from './scopes.js'
+import type { ScopeCatalog } from './scopes.js'
 
 export interface FixtureUser {
   /** Numeric account id, as the service's ids are numeric. */
@@ -33,7 +33,7 @@ export const defaultUserInputs: FixtureUserInput[] = [
 
 const userNamePattern = /^[a-z0-9][a-z0-9._-]{0,31}$/
 
-export function buildFixtureUsers (inputs: FixtureUserInput[]): FixtureUser[] {
+export function buildFixtureUsers (inputs: FixtureUserInput[], catalog: ScopeCatalog): FixtureUser[] {
   if (inputs.length === 0) throw new TypeError('emulator users: at least one user is needed')
   const seenNames = new Set<string>()
   const seenTokens = new Set<string>()
@@ -41,7 +41,7 @@ export function buildFixtureUsers (inputs: FixtureUserInput[]): FixtureUser[] {
     if (!userNamePattern.test(input.name)) throw new TypeError(`emulator users: bad user name ${JSON.stringify(input.name)} (lower-case letters, digits, . _ -)`)
     if (seenNames.has(input.name)) throw new TypeError(`emulator users: duplicate user name ${input.name}`)
     seenNames.add(input.name)
-    const unknown = input.scopes.filter((scope) => !isKnownScope(scope))
+    const unknown = input.scopes.filter((scope) => !catalog.has(scope))
     if (unknown.length > 0) throw new TypeError(`emulator users: unknown scope(s) ${unknown.join(', ')} for ${input.name}`)
     const privateToken = input.privateToken ?? randomToken()
     if (privateToken.length < 8 || /\s/.test(privateToken)) throw new TypeError(`emulator users: the private token of ${input.name} must be at least 8 characters without spaces`)

@@ -5,6 +5,7 @@ import { isAbsoluteHttpUrl } from './http/absolute-url.js'
 import { buildFixtureUsers, defaultUserInputs, type FixtureUser, type FixtureUserInput } from './fixture-users.js'
 import { defaultLinger, type LingerLimits } from './upload/lingering-close.js'
 import { parseWebhookEndpoint, type WebhookEndpoint, type WebhookEndpointInput } from './webhooks/webhook-endpoints.js'
+import { publishedScopes, type ScopeCatalog } from './scopes.js'
 
 export interface EmulatorOptions {
   /** Interface both servers listen on. Default 127.0.0.1. */
@@ -28,6 +29,11 @@ export interface EmulatorOptions {
   /** Origins allowed to post to the upload origin from a browser. Default: any. */
   corsOrigins?: string[]
   users?: FixtureUserInput[]
+  /**
+   * Scopes a later version of the service adds to its published five, with what its consent page
+   * says of each: a client must not depend on the list it knows. Default none.
+   */
+  laterScopes?: Record<string, string>
   /** Seconds an upload registration lives. Default 3600; fractions allowed (tests). */
   uploadTtl?: number
   /** Seconds an authorization code lives. Default 60; fractions allowed (tests). */
@@ -74,6 +80,8 @@ export interface EmulatorSettings {
   dataDir: string | undefined
   corsOrigins: string[] | undefined
   users: FixtureUser[]
+  /** The scopes the service knows: its published ones and any laterScopes. */
+  scopes: ScopeCatalog
   uploadTtl: number
   authorizationCodeTtl: number
   signingKey: string
@@ -140,9 +148,12 @@ export function resolveOptions (options: EmulatorOptions = {}): EmulatorSettings
   if (options.corsOrigins !== undefined && options.corsOrigins.some((entry) => entry !== '*' && !isOrigin(entry))) {
     problems.push('corsOrigins must list origins such as https://www.example.test (or "*")')
   }
+  const later = Object.entries(options.laterScopes ?? {})
+  if (later.some(([name, description]) => !/^[\x21\x23-\x5b\x5d-\x7e]{1,64}$/.test(name) || typeof description !== 'string' || publishedScopes.has(name))) problems.push('laterScopes must map new scope names (no space, quote or backslash) to what the consent page says of each')
+  const scopes: ScopeCatalog = new Map([...publishedScopes, ...later])
   let users: FixtureUser[] = []
   try {
-    users = buildFixtureUsers(options.users ?? defaultUserInputs)
+    users = buildFixtureUsers(options.users ?? defaultUserInputs, scopes)
   } catch (error) {
     problems.push((error as Error).message)
   }
@@ -174,6 +185,7 @@ export function resolveOptions (options: EmulatorOptions = {}): EmulatorSettings
     dataDir: options.dataDir,
     corsOrigins: options.corsOrigins,
     users,
+    scopes,
     uploadTtl: seconds('uploadTtl', options.uploadTtl, defaults.uploadTtl),
     authorizationCodeTtl: seconds('authorizationCodeTtl', options.authorizationCodeTtl, defaults.authorizationCodeTtl),
     signingKey: options.signingKey ?? randomBytes(32).toString('base64url'),

@@ -1,7 +1,7 @@
 // Unit and property tests of src/scopes.ts: the set arithmetic of incremental consent.
 import t from 'tap'
 import fc from 'fast-check'
-import { KNOWN_SCOPES, missingScopes, parseScopes, unionScopes } from '../src/scopes.js'
+import { isScopeToken, MAX_SCOPES, missingScopes, parseScopes, scopesFrom, unionScopes } from '../src/scopes.js'
 
 t.test('parseScopes splits on spaces and commas, drops blanks and repeats, keeps order', async (t) => {
   t.same(parseScopes('basic  user.info,upload basic'), ['basic', 'user.info', 'upload'])
@@ -11,7 +11,7 @@ t.test('parseScopes splits on spaces and commas, drops blanks and repeats, keeps
   t.same(parseScopes(' \t,\n'), [])
 })
 
-const scopeSets = fc.array(fc.constantFrom(...KNOWN_SCOPES, 'other'), { maxLength: 8 })
+const scopeSets = fc.array(fc.constantFrom<string>('basic', 'user.info', 'manage', 'upload', 'share', 'other'), { maxLength: 8 })
 
 t.test('property: a union holds every scope of its parts once, and nothing is missing from it', async (t) => {
   fc.assert(fc.property(scopeSets, scopeSets, scopeSets, (a, b, c) => {
@@ -38,4 +38,17 @@ t.test('property: parseScopes of a joined list gives the list back (deduplicated
     return JSON.stringify(parseScopes(scopes.join(separator))) === JSON.stringify([...new Set(scopes)])
   }), { numRuns: 1000 })
   t.pass('1000 generated lists')
+})
+
+t.test('what the service says is kept by form, never by name: a scope this version never heard of is kept', async (t) => {
+  t.same(scopesFrom(['basic', 'comment.write', 'x:y/z', 'basic']), ['basic', 'comment.write', 'x:y/z'], 'any well-formed scope, once')
+  t.same(scopesFrom(['', 'a b', 'quo"te', 'back\\slash', 'é', 'x'.repeat(65), 42, null, { scope: 'x' }]), [], 'never one that is not a scope token (RFC 6749 §3.3)')
+  t.equal(scopesFrom(Array.from({ length: 100 }, (_, i) => `s${i}`)).length, MAX_SCOPES, 'and at most a few')
+})
+
+t.test('property: a scope token is printable ASCII but space, quote and backslash, 1 to 64 characters', async (t) => {
+  fc.assert(fc.property(fc.string({ maxLength: 80 }), (text) => {
+    const expected = text.length >= 1 && text.length <= 64 && [...text].every((c) => c >= '!' && c <= '~' && c !== '"' && c !== '\\')
+    return isScopeToken(text) === expected
+  }), { seed: 20261128, numRuns: 2000 })
 })

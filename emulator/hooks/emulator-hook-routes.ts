@@ -63,7 +63,7 @@ export function emulatorHookRoutes (app: FastifyInstance, context: EmulatorConte
     const { user, scope } = fieldsOf(request)
     if (typeof user !== 'string') throw badRequest('user must be the name of a fixture user.')
     if (scope !== undefined && typeof scope !== 'string') throw badRequest('scope must be a space-separated list.')
-    return sendJson(reply, 200, grantDirectly(context, user, parseScopeList(scope ?? 'basic user.info')))
+    return sendJson(reply, 200, grantDirectly(context, user, parseScopeList(context.settings.scopes, scope ?? 'basic user.info')))
   })
 
   app.post(`${prefix}/revoke`, async (request, reply) => {

@@ -2,7 +2,7 @@
 // approve, deny) so people and automated browsers can drive it alike. Everything that comes
 // from the request is escaped.
 import type { FixtureUser } from '../fixture-users.js'
-import { isKnownScope, scopeDescriptions, formatScopes } from '../scopes.js'
+import { formatScopes, type ScopeCatalog } from '../scopes.js'
 import type { AuthorizeParams } from './authorize-request.js'
 
 /** Escapes text for HTML element content and double-quoted attributes. */
@@ -34,7 +34,7 @@ ${body}
 `
 }
 
-export function renderConsentPage (params: AuthorizeParams, users: FixtureUser[], problem?: string): string {
+export function renderConsentPage (params: AuthorizeParams, users: FixtureUser[], catalog: ScopeCatalog, problem?: string): string {
   const hidden: Record<string, string | undefined> = {
     response_type: 'code',
     client_id: params.clientId,
@@ -49,7 +49,7 @@ export function renderConsentPage (params: AuthorizeParams, users: FixtureUser[]
     .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
     .join('\n  ')
   const scopeItems = params.scopes
-    .map((scope) => `<li><code>${escapeHtml(scope)}</code>: ${escapeHtml(isKnownScope(scope) ? scopeDescriptions[scope] : scope)}</li>`)
+    .map((scope) => `<li><code>${escapeHtml(scope)}</code>: ${escapeHtml(catalog.get(scope) ?? scope)}</li>`)
     .join('\n    ')
   const userItems = users
     .map((user, index) => `<label><input type="radio" name="user" id="user-${escapeHtml(user.name)}" value="${escapeHtml(user.name)}"${index === 0 ? ' checked' : ''}> ${escapeHtml(user.fullName)} (${escapeHtml(user.name)}, ${escapeHtml(user.email)})</label>`)

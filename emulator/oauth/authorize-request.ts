@@ -1,7 +1,7 @@
 // Validation of an authorization request (RFC 6749 4.1.1, RFC 7636). A bad client or redirect
 // URI must never cause a redirect (it could send the user anywhere), so those end on an error
 // page; every other problem is reported to the client by redirect, as the RFC asks.
-import { isKnownScope, parseScopeList } from '../scopes.js'
+import { parseScopeList, type ScopeCatalog } from '../scopes.js'
 import { pkceValuePattern } from './pkce.js'
 
 export interface AuthorizeParams {
@@ -20,7 +20,8 @@ export type AuthorizeCheck =
 
 const singleValued = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method']
 
-export function checkAuthorizeRequest (query: URLSearchParams, registered: { clientId: string, redirectUri: string }): AuthorizeCheck {
+export function checkAuthorizeRequest (query: URLSearchParams, registered: { clientId: string, redirectUri: string, scopes: ScopeCatalog }): AuthorizeCheck {
+  const catalog = registered.scopes
   const one = (name: string): string | undefined => query.get(name) ?? undefined
   const repeated = singleValued.filter((name) => query.getAll(name).length > 1)
 
@@ -44,8 +45,8 @@ export function checkAuthorizeRequest (query: URLSearchParams, registered: { cli
 
   const scopeParam = one('scope') ?? ''
   // An absent scope gets the service's least privilege rather than an error.
-  const scopes = scopeParam.trim() === '' ? ['basic'] : parseScopeList(scopeParam)
-  const unknown = scopes.filter((scope) => !isKnownScope(scope))
+  const scopes = scopeParam.trim() === '' ? ['basic'] : parseScopeList(catalog, scopeParam)
+  const unknown = scopes.filter((scope) => !catalog.has(scope))
   if (unknown.length > 0) return fail('invalid_scope', `Unknown scope(s): ${unknown.join(', ')}.`)
 
   const codeChallenge = one('code_challenge')

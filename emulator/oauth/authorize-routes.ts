@@ -45,7 +45,7 @@ export function authorizeRoutes (app: FastifyInstance, context: EmulatorContext)
   app.get('/api/oauth2/authorize', { onRequest }, async (request, reply) => {
     const result = check(searchParamsOf(request))
     if (result.outcome !== 'ok') return answerFailure(result, reply)
-    return sendHtml(reply, 200, renderConsentPage(result.params, context.settings.users))
+    return sendHtml(reply, 200, renderConsentPage(result.params, context.settings.users, context.settings.scopes))
   })
 
   app.post('/api/oauth2/authorize', { onRequest, errorHandler: htmlErrors }, async (request, reply) => {
@@ -62,9 +62,9 @@ export function authorizeRoutes (app: FastifyInstance, context: EmulatorContext)
       const description = 'The user denied the request.'
       return sendRedirect(reply, redirectWith(params.redirectUri, { error: 'access_denied', error_description: description, message: description, state: params.state }))
     }
-    if (decision !== 'approve') return sendHtml(reply, 400, renderConsentPage(params, context.settings.users, 'Choose Approve or Deny.'))
+    if (decision !== 'approve') return sendHtml(reply, 400, renderConsentPage(params, context.settings.users, context.settings.scopes, 'Choose Approve or Deny.'))
     const user = findUser(context, form.get('user') ?? '')
-    if (user === undefined) return sendHtml(reply, 400, renderConsentPage(params, context.settings.users, 'Choose one of the listed users.'))
+    if (user === undefined) return sendHtml(reply, 400, renderConsentPage(params, context.settings.users, context.settings.scopes, 'Choose one of the listed users.'))
     const code = context.codes.create({
       clientId: params.clientId,
       redirectUri: params.redirectUri,

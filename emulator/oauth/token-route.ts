@@ -6,7 +6,7 @@ import { findUser } from '../context.js'
 import { faultHook } from '../faults.js'
 import { formOf } from '../http/body-parsers.js'
 import { sendJson } from '../http/replies.js'
-import { formatScopes, isKnownScope, parseScopeList } from '../scopes.js'
+import { formatScopes, parseScopeList } from '../scopes.js'
 import { authenticateClient } from './client-authentication.js'
 import { oauthError } from './oauth-error.js'
 import { verifyPkce } from './pkce.js'
@@ -102,8 +102,8 @@ export function tokenRoute (app: FastifyInstance, context: EmulatorContext): voi
     }
     let scopes = presented.scopes
     if (fields.scope !== undefined && fields.scope.trim() !== '') {
-      const requested = parseScopeList(fields.scope)
-      const beyond = requested.filter((scope) => !isKnownScope(scope) || !presented.scopes.includes(scope))
+      const requested = parseScopeList(context.settings.scopes, fields.scope)
+      const beyond = requested.filter((scope) => !context.settings.scopes.has(scope) || !presented.scopes.includes(scope))
       if (beyond.length > 0) throw oauthError('invalid_scope', `A refresh can only narrow the grant; not granted: ${beyond.join(', ')}.`)
       scopes = requested
     }

@@ -2,7 +2,7 @@
 // the token endpoint, its one redirect URI (src/config/mount.ts), and when tokens are refreshed.
 import type { DeclaredReader } from './declared-reader.js'
 import type { Mount } from './mount.js'
-import { KNOWN_SCOPES, parseScopes } from '../scopes.js'
+import { isScopeToken, parseScopes } from '../scopes.js'
 
 export type TokenAuthMethod = 'client_secret_post' | 'client_secret_basic'
 
@@ -23,8 +23,8 @@ export interface OAuthClient {
 
 export function readOAuthClient (read: DeclaredReader, mount: Mount, allowInsecureRequests: boolean): OAuthClient {
   const scopes = parseScopes(read.string('OAUTH_SCOPES'))
-  const unknown = scopes.filter((scope) => !KNOWN_SCOPES.includes(scope))
-  if (unknown.length > 0) read.problem('OAUTH_SCOPES', `unknown scope(s) ${unknown.join(', ')}; known: ${KNOWN_SCOPES.join(' ')}`)
+  const malformed = scopes.filter((scope) => !isScopeToken(scope))
+  if (malformed.length > 0) read.problem('OAUTH_SCOPES', `${malformed.length} entr${malformed.length === 1 ? 'y is' : 'ies are'} not a scope (letters, digits and punctuation but " and \\, at most 64 characters each)`)
   return {
     clientId: read.required('OAUTH_CLIENT_ID'),
     clientSecret: read.required('OAUTH_CLIENT_SECRET'),

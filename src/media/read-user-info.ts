@@ -1,6 +1,6 @@
 // user/info (`GET {api}/user/info`), read as untrusted input: its shape is unpublished, and what
 // it says ends up in the session and in /auth/session.
-import { KNOWN_SCOPES } from '../scopes.js'
+import { scopesFrom } from '../scopes.js'
 import { jsonRecord } from './json-record.js'
 import { hasUnsafeCharacters } from '../safe-text.js'
 
@@ -26,6 +26,6 @@ export function readUserInfo (body: unknown): UserInfo {
     return string !== undefined && string.length <= MAX_PROFILE_FIELD && !hasUnsafeCharacters(string) ? string : undefined
   }
   const listed = Array.isArray(record.scopes) ? record.scopes : typeof record.scopes === 'string' ? record.scopes.split(/[\s,]+/) : undefined
-  const scopes = listed?.filter((scope): scope is string => typeof scope === 'string' && KNOWN_SCOPES.includes(scope))
+  const scopes = listed === undefined ? undefined : scopesFrom(listed)
   return { userId: text(record.user_id ?? record.id), name: text(record.name), email: text(record.email), scopes }
 }

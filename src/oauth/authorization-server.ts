@@ -3,7 +3,7 @@
 import * as oidc from 'openid-client'
 import { fetch as undiciFetch, type Dispatcher } from 'undici'
 import type { Config, Tenant } from '../config/config.js'
-import { KNOWN_SCOPES, parseScopes } from '../scopes.js'
+import { parseScopes, scopesFrom } from '../scopes.js'
 import { readCappedText } from '../capped-body.js'
 import { classifyTokenError } from './token-errors.js'
 import { TokenEndpointError } from './token-failure.js'
@@ -139,7 +139,7 @@ function requestIdParameter (requestId: string | undefined): Record<string, stri
 export const newCodeVerifier = oidc.randomPKCECodeVerifier
 export const codeChallengeOf = oidc.calculatePKCECodeChallenge
 
-/** The token response as input: lifetimes clamped, scopes limited to the service's, ids plain. */
+/** The token response as input: lifetimes clamped, scopes well-formed and few, ids plain. */
 function toTokenSet (response: oidc.TokenEndpointResponse): TokenSet {
   const claimed = typeof response.expires_in === 'number' ? response.expires_in : Number(response.expires_in ?? DEFAULT_EXPIRES_IN_S)
   const expiresIn = Number.isFinite(claimed) && claimed > 0 ? Math.min(claimed, MAX_EXPIRES_IN_S) : DEFAULT_EXPIRES_IN_S
@@ -148,7 +148,7 @@ function toTokenSet (response: oidc.TokenEndpointResponse): TokenSet {
     accessToken: response.access_token,
     refreshToken: typeof response.refresh_token === 'string' && response.refresh_token !== '' ? response.refresh_token : undefined,
     expiresAt: Date.now() + expiresIn * 1000,
-    grantedScopes: typeof response.scope === 'string' ? parseScopes(response.scope).filter((scope) => KNOWN_SCOPES.includes(scope)) : undefined,
+    grantedScopes: typeof response.scope === 'string' ? scopesFrom(parseScopes(response.scope)) : undefined,
     userId: (typeof userId === 'string' && /^[\w.@-]{1,128}$/.test(userId)) || (typeof userId === 'number' && Number.isSafeInteger(userId)) ? String(userId) : undefined
   }
 }

@@ -42,7 +42,7 @@ const cases: Array<[string, Record<string, string>]> = [
   ['MEDIA_DEFAULT_TENANT', { MEDIA_BASE_URL: '', MEDIA_TENANTS: 'a=https://a.example', MEDIA_DEFAULT_TENANT: 'b' }],
   ['OAUTH_CLIENT_ID', { OAUTH_CLIENT_ID: '' }],
   ['OAUTH_CLIENT_SECRET', { OAUTH_CLIENT_SECRET: '' }],
-  ['OAUTH_SCOPES', { OAUTH_SCOPES: 'basic everything' }],
+  ['OAUTH_SCOPES', { OAUTH_SCOPES: 'basic every"thing' }],
   ['OAUTH_TOKEN_AUTH_METHOD', { OAUTH_TOKEN_AUTH_METHOD: 'private_key_jwt' }],
   ['OAUTH_REDIRECT_URI', { OAUTH_REDIRECT_URI: 'nope' }],
   ['OAUTH_AUTHORIZATION_URL', { OAUTH_AUTHORIZATION_URL: 'nope' }],

@@ -9,6 +9,7 @@ import { RELAY_OPERATIONS, type RelayOperation } from '../../src/relay/operation
 import { buildApp } from '../../src/app.js'
 import { build } from '../helpers/build.js'
 import { loadedExtension } from '../helpers/loaded-as.js'
+import { signIn } from '../helpers/sign-in.js'
 
 const playlist: RelayOperation = {
   name: 'playlist',
@@ -68,4 +69,25 @@ t.test('a route with a scope of its own, in no table: its reauthorize_url is one
   t.equal(login.status, 302, 'and /auth/login takes it: the scopes a sign-in may ask for are the routes\'')
   t.match(new URL(login.location ?? '').searchParams.get('scope'), /\barchive\b/, 'on to the authorization server')
   t.equal((await alice.navigate('/auth/login?scope=unheard-of')).status, 400, 'a scope no route declares and OAUTH_SCOPES lacks is still refused')
+})
+
+t.test('a route with a scope no other route has, and media-bff never heard of: followed through consent, the grant holds it and the route answers', async (t) => {
+  // A later version of the service offers `comment`; alice may grant it. Nothing in media-bff
+  // lists it: only the route below declares it.
+  const withComments: typeof buildApp = async (...args) => {
+    const app = await buildApp(...args)
+    app.get('/comments', { config: { scopes: ['comment'] } }, async () => ({ ok: true }))
+    return app
+  }
+  const stack = await build(t, {
+    buildApp: withComments,
+    emulator: { redirectUri: 'http://127.0.0.1:3000/auth/callback', laterScopes: { comment: 'comment on your files' }, users: [{ name: 'alice', scopes: ['basic', 'user.info', 'manage', 'upload', 'share', 'comment'] }] }
+  })
+  const alice = await stack.signedIn('alice')
+  const refused = await alice.get('/comments')
+  t.equal(refused.json().error, 'insufficient_scope', 'not granted yet: asked for')
+  const { callback } = await signIn(alice, { loginPath: String(refused.json().reauthorize_url) })
+  t.equal(callback.status, 302, 'the consent given, the sign-in completes')
+  t.same((await alice.get('/comments')).json(), { ok: true }, 'the grant holds the scope, and the route answers')
+  t.ok((await alice.get('/auth/session')).json().scopes.includes('comment'), 'the session says so')
 })
