@@ -11,6 +11,7 @@ import { startBenchRedis, type BenchRedis } from './lib/redis.js'
 import { writtenProfiles } from './lib/profiling.js'
 import { topSelfTime } from './lib/profile-top.js'
 import { renderResults, type Results } from './lib/report.js'
+import { hopScenario } from './scenarios/hop.js'
 import { registerScenario } from './scenarios/register.js'
 import { relayScenario } from './scenarios/relay.js'
 import { tracingScenario } from './scenarios/tracing.js'
@@ -43,7 +44,7 @@ const LIVE_HEARTBEAT_MS = 5_000
 const LIVE_CHANNEL_ENV = { EVENTS_MAX_STREAMS: '100000', EVENTS_HEARTBEAT: `${LIVE_HEARTBEAT_MS / 1000}s`, RATE_LIMIT_EVENTS_PER_MINUTE: '1000000', RATE_LIMIT_LOGIN_PER_MINUTE: '1000000' }
 // Only what the chosen scenarios need is started.
 const needsMemory = wants('session', 'register', 'relay', 'cpu', 'stampede')
-const needsRedis = wants('session', 'register', 'relay', 'redis-memory', 'redis-trips', 'stampede', 'webhooks', 'store-sizes')
+const needsRedis = wants('hop', 'session', 'register', 'relay', 'redis-memory', 'redis-trips', 'stampede', 'webhooks', 'store-sizes')
 const WEBHOOK_PREFIX = 'bench-webhooks:'
 const WEBHOOK_ENV = { WEBHOOK_KEYS: BENCH_WEBHOOK_KEY, RATE_LIMIT_WEBHOOKS_PER_MINUTE: '100000000', OAUTH_SCOPES: 'basic user.info upload manage' }
 step('building media-bff as it ships (npm run build)')
@@ -85,6 +86,10 @@ try {
   const memory = (): BffStack => running(memoryStack)
   const onRedis = (): BffStack => running(redisStack)
 
+  if (wants('hop')) {
+    step('register and the relayed listing beside the bare hop, both in front of a stub as cheap as the hop, memory and Redis, and with production\'s request logs')
+    results.hop = await hopScenario(plan, redis?.url === undefined ? undefined : redis.url)
+  }
   if (wants('session', 'register', 'relay', 'cpu')) step('in-memory store: GET /auth/session, POST /uploads/register, relayed GET /api/folders/0/contents, CPU per registration')
   if (wants('session')) results.sessions.push(await sessionScenario(memory(), 'memory', plan))
   if (wants('register')) results.register = await registerScenario(memory(), plan)

@@ -1,6 +1,6 @@
 // media-bff (or, for comparison, a bare Fastify route) in a process of its own, so its CPU time
-// and RSS can be read without the load generator's or the emulator's in them. No logger at all:
-// the benchmark measures the request path, not log formatting.
+// and RSS can be read without the load generator's or the emulator's in them. No logger, unless
+// the scenario measures what production's request logs cost (`logs`).
 //
 // media-bff as it ships: what `npm run build` writes to dist/ (lib/build.ts, before any child
 // starts), which `npm run serve` and the image run, not the TypeScript loader's on-the-fly
@@ -49,7 +49,8 @@ serveParent({
       const config = loadConfig(env)
       // As src/server.ts starts it: only when the OTEL_* variables turn it on, before the app.
       if (config.tracing.enabled) tracing = (await builtModule<TracingModule>('src/tracing/sdk.js')).startTracing(config, env)
-      app = await buildApp(config, false)
+      // logs: the production logger (src/server-options.ts) at the configuration's LOG_LEVEL.
+      app = message.logs === true ? await buildApp(config) : await buildApp(config, false)
     }
     await app.listen({ host: '127.0.0.1', port })
     return { url: `http://127.0.0.1:${port}` }

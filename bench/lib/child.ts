@@ -28,13 +28,16 @@ let nextId = 1
  * Forks `script` (a path relative to bench/lib) under the same TypeScript loader as this process,
  * on this process's Node or the one `execPath` names (scenarios/node-versions.ts).
  */
-export function startChild (script: string, nodeFlags: string[] = [], execPath = process.execPath): BenchChild {
+export function startChild (script: string, nodeFlags: string[] = [], execPath = process.execPath, { readOutput = false } = {}): BenchChild {
   const child: ChildProcess = fork(fileURLToPath(new URL(script, import.meta.url)), [], {
     execPath,
     // process.execArgv carries tsx's loader flags, whichever way the parent was started.
     execArgv: [...process.execArgv, ...nodeFlags],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc']
+    // readOutput: the child's standard output is a pipe this process reads and discards, as a
+    // container runtime reads a server's log lines.
+    stdio: ['ignore', readOutput ? 'pipe' : 'inherit', 'inherit', 'ipc']
   })
+  child.stdout?.resume()
   const pending = new Map<number, { resolve: (value: unknown) => void, reject: (error: Error) => void }>()
   let exited = false
   child.on('message', (message: Reply) => {

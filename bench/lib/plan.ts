@@ -3,7 +3,7 @@
 // scenarios run (--only register,relay: those alone; the report then is printed, not written).
 
 /** Scenario names for --only, in the order run.ts runs them. */
-export const SCENARIOS = ['session', 'register', 'relay', 'tracing', 'nodes', 'cpu', 'redis-memory', 'redis-trips', 'stampede', 'idle-memory', 'live-channels', 'webhooks', 'store-sizes'] as const
+export const SCENARIOS = ['hop', 'session', 'register', 'relay', 'tracing', 'nodes', 'cpu', 'redis-memory', 'redis-trips', 'stampede', 'idle-memory', 'live-channels', 'webhooks', 'store-sizes'] as const
 export type ScenarioName = typeof SCENARIOS[number]
 
 export interface Plan {
@@ -17,6 +17,11 @@ export interface Plan {
   /** --compare-node <path>: the Node the nodes scenario compares with (default: the machine's own). */
   compareNode: string | undefined
   register: { connections: number[], seconds: number, rounds: number }
+  /**
+   * Register and the relayed listing beside the bare hop, both in front of the cheap stub, on each
+   * store and with production's request logs: `rounds` of `seconds` at `connections`.
+   */
+  hop: { connections: number, seconds: number, rounds: number }
   session: { connections: number, seconds: number, rounds: number }
   stampede: number[]
   /** Idle in-memory sessions signed in for the RSS figure. */
@@ -77,6 +82,7 @@ export function planFrom (argv: string[]): Plan {
       profile,
       compareNode,
       register: { connections: [1, 10, 100], seconds: 1.5, rounds: 1 },
+      hop: { connections: 10, seconds: 1.5, rounds: 1 },
       session: { connections: 10, seconds: 1.5, rounds: 1 },
       stampede: [100],
       idleSessions: 500,
@@ -99,6 +105,7 @@ export function planFrom (argv: string[]): Plan {
     // Short runs, more rounds: the emulator's cost per registration grows with the registrations
     // it holds (see analysis.md), so no run lets it hold more than a couple of thousand.
     register: { connections: [1, 10, 100], seconds: 2, rounds: 3 },
+    hop: { connections: 10, seconds: 3, rounds: 3 },
     session: { connections: 10, seconds: 5, rounds: 2 },
     stampede: [100, 1000],
     idleSessions: 10_000,

@@ -46,8 +46,11 @@ export interface ServerProcess {
   url: string
 }
 
-/** Node flags for servers under test (--profile adds the CPU profiler), and the Node they run on. */
-export interface ServerFlags { nodeFlags?: string[], execPath?: string }
+/**
+ * Node flags for servers under test (--profile adds the CPU profiler), the Node they run on, and
+ * whether media-bff logs as production does (its own logger on standard output, read from a pipe).
+ */
+export interface ServerFlags { nodeFlags?: string[], execPath?: string, logs?: boolean }
 
 export async function startEmulatorProcess (options: EmulatorOptions, flags: ServerFlags = {}): Promise<EmulatorProcess> {
   const child = startChild('./emulator-child.ts', flags.nodeFlags)
@@ -101,8 +104,8 @@ export function bffEnv (emulator: EmulatorInfo, publicUrl: string, extra: Record
 }
 
 export async function startBffProcess (env: Record<string, string>, port?: number, flags: ServerFlags = {}): Promise<ServerProcess> {
-  const child = startChild('./bff-child.ts', flags.nodeFlags, flags.execPath)
-  const { url } = await child.call<{ url: string }>('start', { mode: 'bff', env, port: port ?? await freePort() })
+  const child = startChild('./bff-child.ts', flags.nodeFlags, flags.execPath, { readOutput: flags.logs === true })
+  const { url } = await child.call<{ url: string }>('start', { mode: 'bff', env, port: port ?? await freePort(), logs: flags.logs === true })
   return { child, url }
 }
 
