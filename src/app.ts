@@ -10,6 +10,7 @@ import { serverOptions } from './server-options.js'
 import configPlugin from '../plugins/config.js'
 import errorsPlugin from '../plugins/errors.js'
 import basePathPlugin from '../plugins/base-path.js'
+import accessLogPlugin from '../plugins/access-log.js'
 import tracingPlugin from '../plugins/tracing.js'
 import securityHeadersPlugin from '../plugins/security-headers.js'
 import gatePlugin from '../plugins/gate.js'
@@ -46,6 +47,7 @@ export const app = fp(async (fastify: FastifyInstance, { config, clock }: AppOpt
   await fastify.register(errorsPlugin)
   // First of all hooks while tracing is on: everything after runs in the request's span.
   if (config.tracing.enabled) await fastify.register(tracingPlugin)
+  await fastify.register(accessLogPlugin)
   // Before every plugin with routes: it moves each route under BASE_PATH as it is registered.
   await fastify.register(basePathPlugin)
   // Before the gate: every answer carries them, its refusals too.

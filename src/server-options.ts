@@ -2,7 +2,7 @@
 // when the instance is created (proxy trust, body limit, logger with redaction).
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
-import type { FastifyError, FastifyReply, FastifyServerOptions } from 'fastify'
+import { LogController, type FastifyError, type FastifyReply, type FastifyServerOptions } from 'fastify'
 import type { Config } from './config/config.js'
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js'
 import { traceLogFields } from './tracing/log-fields.js'
@@ -50,6 +50,8 @@ export const SHUTDOWN_GRACE_MS = 20_000
 export function serverOptions (config: Config, logger: FastifyServerOptions['logger'] | false = defaultLogger(config)): FastifyServerOptions {
   return {
     logger,
+    // One line per request instead of Fastify's two, written by plugins/access-log.ts.
+    logController: new LogController({ disableRequestLogging: true }),
     // Only the configured proxies may tell us the client's address and scheme.
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     // Only those proxies may name the request too (X-Request-Id); it is logged as reqId.

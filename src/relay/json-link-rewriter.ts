@@ -31,6 +31,11 @@ export interface JsonLinkRewriterOptions {
    * nothing else is copied. It must agree with `rewrite` wherever it applies.
    */
   plainPrefix?: PlainPrefix
+  /**
+   * The other common case: a string its raw bytes (start to end) show `rewrite` would keep, which
+   * passes without decoding. It must agree with `rewrite` wherever it says true.
+   */
+  keepsPlain?: (bytes: Buffer, start: number, end: number) => boolean
   /** Only strings whose raw bytes contain this marker are decoded and offered to `rewrite`. */
   marker: string | Buffer
   maxStringBytes?: number
@@ -104,7 +109,7 @@ export class JsonLinkRewriter {
           const prefix = this.options.plainPrefix as PlainPrefix
           out.push(chunk.subarray(runStart, start), prefix.to)
           runStart = start + prefix.from.length
-        } else {
+        } else if (this.options.keepsPlain?.(chunk, start, i) !== true) {
           const replacement = this.replacementFor(chunk.subarray(start, i))
           if (replacement !== undefined) {
             out.push(chunk.subarray(runStart, this.stringStart), replacement)
@@ -167,6 +172,7 @@ export class JsonLinkRewriter {
       const prefix = this.options.plainPrefix as PlainPrefix
       return quoted(Buffer.concat([prefix.to, raw.subarray(prefix.from.length)]))
     }
+    if (this.options.keepsPlain?.(raw, 0, raw.length) === true) return quoted(raw)
     return this.replacementFor(raw) ?? quoted(raw)
   }
 

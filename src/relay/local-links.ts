@@ -33,7 +33,29 @@ export function linkRewriting (target: RelayTarget): JsonLinkRewriterOptions {
   return {
     marker: Buffer.from(links.api.host),
     rewrite: (value) => localLink(value, links),
-    plainPrefix: { from: Buffer.from(links.apiBase), to: Buffer.from(target.publicApiUrl), isPlainRest: isPlainApiPath }
+    plainPrefix: { from: Buffer.from(links.apiBase), to: Buffer.from(target.publicApiUrl), isPlainRest: isPlainApiPath },
+    keepsPlain: plainOutsideApi(links.api)
+  }
+}
+
+/**
+ * The common link that stays as it is, decided on the bytes: the tenant's origin, then a path of
+ * plain characters (no percent sign, backslash or segment starting with a dot, so the URL parser
+ * changes nothing of it) that does not lie under the API's path. Its query is never looked at:
+ * whatever it holds, such a link is not under the API.
+ */
+function plainOutsideApi (api: TenantApi): (raw: Buffer, start: number, end: number) => boolean {
+  const origin = Buffer.from(api.origin)
+  const apiPrefix = Buffer.from(`${api.path}/`)
+  return (raw, start, end) => {
+    const path = start + origin.length
+    if (end <= path || raw[path] !== 0x2f || raw.compare(origin, 0, origin.length, start, path) !== 0) return false
+    let i = path
+    for (; i < end && raw[i] !== 0x3f && raw[i] !== 0x23; i++) {
+      const byte = raw[i] as number
+      if (PATH_BYTE[byte] !== 1 && (byte !== 0x2e || raw[i - 1] === 0x2f)) return false
+    }
+    return i - path < apiPrefix.length || raw.compare(apiPrefix, 0, apiPrefix.length, path, path + apiPrefix.length) !== 0
   }
 }
 

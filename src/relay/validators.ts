@@ -12,8 +12,9 @@
 // SESSION_SECRETS: no user id in clear, nothing a browser can forge. An If-None-Match is
 // translated back and sent up only when its binding is this viewer's; anything else goes up as
 // an unconditional GET.
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto'
 import type { IncomingHttpHeaders } from 'node:http'
+import { createBoundedMemo, type BoundedMemo } from '../bounded-memo.js'
 
 /** The condition to send up for a browser's If-None-Match. */
 export interface UpstreamCondition {
@@ -34,19 +35,36 @@ const ETAG = /^(W\/)?"([\x21\x23-\x7e]*)"$/
 const MAX_DATE_LENGTH = 64
 /** Tags in an If-None-Match looked at; a browser sends one. */
 const MAX_TAGS = 8
+/**
+ * Bindings kept per key: a person's listing is answered and revalidated with the same validator
+ * again and again, and an HMAC a request was a tenth of the relay's CPU (bench/analysis.md).
+ */
+const MEMO_ENTRIES = 4096
+
+interface BindingKey { key: KeyObject, made: BoundedMemo<string> }
 
 /** `secrets`: SESSION_SECRETS, the first binds, every one verifies (rotation). */
 export function createValidatorBinding (secrets: readonly string[]): ValidatorBinding {
   // A key of its own for this use, so a binding says nothing about the session signatures.
-  const keys = secrets.map((secret) => createHmac('sha256', secret).update('media-bff relay validators').digest())
-  const mac = (key: Buffer, viewer: string, validator: string): Buffer =>
-    Buffer.from(createHmac('sha256', key).update(`${viewer}\n${validator}`).digest('base64url').slice(0, BINDING_CHARS))
+  const keys: BindingKey[] = secrets.map((secret) => ({
+    key: createSecretKey(createHmac('sha256', secret).update('media-bff relay validators').digest()),
+    made: createBoundedMemo<string>(MEMO_ENTRIES)
+  }))
+  const mac = ({ key, made }: BindingKey, viewer: string, validator: string): string => {
+    const input = `${viewer}\n${validator}`
+    let binding = made.get(input)
+    if (binding === undefined) {
+      binding = createHmac('sha256', key).update(input).digest('base64url').slice(0, BINDING_CHARS)
+      made.set(input, binding)
+    }
+    return binding
+  }
   return {
     bind (viewer, headers) {
       const validator = upstreamValidator(headers)
       const key = keys[0]
       if (validator === undefined || key === undefined) return undefined
-      return `W/"${mac(key, viewer, validator).toString()}.${validator}"`
+      return `W/"${mac(key, viewer, validator)}.${validator}"`
     },
     unbind (viewer, ifNoneMatch) {
       const etags: string[] = []
@@ -59,7 +77,7 @@ export function createValidatorBinding (secrets: readonly string[]): ValidatorBi
         if (dot !== BINDING_CHARS) continue
         const given = Buffer.from(opaque.slice(0, dot))
         const validator = opaque.slice(dot + 1)
-        if (!keys.some((key) => timingSafeEqual(mac(key, viewer, validator), given))) continue
+        if (!keys.some((key) => timingSafeEqual(Buffer.from(mac(key, viewer, validator)), given))) continue
         const kind = validator[0]
         const value = validator.slice(1)
         if (kind === 'e') etags.push(`"${value}"`)

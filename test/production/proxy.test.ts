@@ -52,7 +52,7 @@ t.test('sign in through one replica, register and finish served by the other, al
 
   // The replicas' own logs agree with the proxy: each one served part of this sign-in.
   const served = (replica: typeof replicaA, path: string): boolean =>
-    replica.logs().some((line) => line.msg === 'incoming request' && (line.req as { path?: string } | undefined)?.path === path)
+    replica.logs().some((line) => line.msg === 'request completed' && (line.req as { path?: string } | undefined)?.path === path)
   t.ok(served(signedInOn, '/auth/callback'), `${signedInOn.name} logged the callback`)
   t.notOk(served(other, '/auth/callback'), `${other.name} never saw the callback`)
   t.ok(served(other, '/uploads/register'), `${other.name} logged the registration`)
@@ -112,7 +112,7 @@ t.test('the proxy does not publish the operators\' lever; a replica answers it w
 
 t.test('X-Forwarded-For: believed from the proxy, a client\'s own entries ignored', async (t) => {
   const loggedIp = async (replica: typeof replicaA, path: string): Promise<unknown> => {
-    const line = await replica.waitForLog((l) => l.msg === 'incoming request' && (l.req as { path?: string } | undefined)?.path === path)
+    const line = await replica.waitForLog((l) => l.msg === 'request completed' && (l.req as { path?: string } | undefined)?.path === path)
     return (line.req as { ip?: unknown }).ip
   }
   const viaProxy = `/not-here-${Date.now()}`

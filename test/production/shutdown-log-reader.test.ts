@@ -95,6 +95,6 @@ t.test('a reader that keeps up gets every line, the last one at SIGTERM included
   await ended
   t.equal(code, 0)
   const lines = output.trim().split('\n').map((line) => JSON.parse(line) as { msg?: string, req?: { path?: string } })
-  t.equal(lines.filter((line) => line.msg === 'incoming request' && line.req?.path?.startsWith('/xxx') === true).length, 200, 'each request\'s line')
+  t.equal(lines.filter((line) => line.msg === 'request completed' && line.req?.path?.startsWith('/xxx') === true).length, 200, 'each request\'s line')
   t.equal(lines.at(-1)?.msg, 'closing', 'and the last, written as it closed')
 })

@@ -29,6 +29,9 @@ function fullCheck (value: string, apiUrl: string): string | undefined {
   return url.href
 }
 
+/** Paths outside the API's that the URL parser turns into paths under it, or that only look outside. */
+const walksIntoTheApi = ['/x/../api/files/1', '/./api/files/1', '/x/%2e%2e/api/a', '/.%2E/api/a', '/x/..\\api/a', '/x\t/../api/a', '/api', '/api/', '/API/a', '/apix/a', '/thumbs/a.jpg', '/a.b/c..d?/../api/x', '/x#/../api/x', '/x/..?a', '/x/.']
+
 /** Strings built to sit on the pre-filter's edge: scheme letters in any case, split by tabs, newlines and controls. */
 const edgy = fc.array(fc.oneof(
   fc.constantFrom('h', 'H', 't', 'T', 'p', 'P', 's', 'S', ':', '/', '//', '\\', '\\\\', '\t', '\n', '\r', ' ', '\u0000', '\u0001', '\u001f', '\u007f', '\u0085', '\u00a0', '\u2028', '\ufeff',
@@ -79,8 +82,8 @@ t.test('the pre-filter: a string it turns away is one the full check refuses, an
 t.test('the byte-level rewrite of plain links gives the same bytes as the string path', async (t) => {
   const options = linkRewriting(target)
   const stringOnly = { marker: options.marker, rewrite: options.rewrite }
-  const suffix = fc.oneof(fc.webPath(), fc.webQueryParameters().map((query) => `/files/1?${query}`), fc.string(), fc.constantFrom('/a//b', '/a?b/c', '/a?x=1?y', '/', '', '/%41', '/files/1?x=%2F'))
-  const prefix = fc.constantFrom(apiBase, `${apiBase}/`, 'https://tenant.example/apix', 'https://other.example/api')
+  const suffix = fc.oneof(fc.webPath(), fc.webQueryParameters().map((query) => `/files/1?${query}`), fc.string(), fc.constantFrom('/a//b', '/a?b/c', '/a?x=1?y', '/', '', '/%41', '/files/1?x=%2F', ...walksIntoTheApi))
+  const prefix = fc.constantFrom(apiBase, `${apiBase}/`, 'https://tenant.example/apix', 'https://other.example/api', 'https://tenant.example', 'https://tenant.example/thumbs')
   // Split anywhere: a link may begin in one chunk and end in another.
   const run = (rewriterOptions: typeof options, body: Buffer, cut: number): string => {
     const rewriter = new JsonLinkRewriter(rewriterOptions)
@@ -93,4 +96,19 @@ t.test('the byte-level rewrite of plain links gives the same bytes as the string
     const cut = at % (body.length + 1)
     t.equal(run(options, body, cut), run(stringOnly, body, body.length), `${start}${rest} cut at ${cut}`)
   }), { numRuns: 3000 })
+})
+
+t.test('a link kept on its bytes is one the full check keeps', async (t) => {
+  const { keepsPlain } = linkRewriting(target)
+  if (keepsPlain === undefined) throw new Error('the relay keeps no link on its bytes')
+  let kept = 0
+  const path = fc.oneof(fc.webPath(), fc.string(), fc.constantFrom(...walksIntoTheApi), fc.array(fc.constantFrom('/', '.', '..', 'api', 'a', '%2e', '\\', '?', '#', '\t'), { maxLength: 8 }).map((parts) => parts.join('')))
+  fc.assert(fc.property(fc.constantFrom('https://tenant.example', 'https://tenant.example/', 'https://TENANT.example', 'http://tenant.example'), path, (origin, rest) => {
+    const value = `${origin}${rest}`
+    const raw = Buffer.from(value)
+    if (!keepsPlain(raw, 0, raw.length)) return true
+    kept++
+    return localLink(value, links) === undefined
+  }), { numRuns: 5000 })
+  t.ok(kept > 500, `the quick path took ${kept} of them, and the full check kept each`)
 })
