@@ -1,14 +1,12 @@
 // Which origins can be signed in (src/config/same-site.ts and the ALLOWED_ORIGINS check of
 // src/config/config.ts): only PUBLIC_URL's own site, as browsers judge sites (scheme and registrable
 // domain, private suffixes included). Another site is refused in production and warned about
-// elsewhere.
+// elsewhere (logged at start: test/config/start-warnings.test.ts).
 import t from 'tap'
 import fc from 'fast-check'
 import { isSameSite, siteOf } from '../../src/config/same-site.js'
 import { loadConfig } from '../../src/config/config.js'
 import { problemsOf, validEnv } from '../helpers/config-env.js'
-import { startBff } from '../helpers/bff.js'
-import type { RunningEmulator } from '../../emulator/index.js'
 
 const production = { ...validEnv, NODE_ENV: 'production', UPLOAD_ALLOWED_HOSTS: 'upload.media.example' }
 
@@ -44,13 +42,4 @@ t.test('production refuses an ALLOWED_ORIGINS entry of another site; elsewhere i
   t.equal(config.warnings.length, 1)
   t.match(config.warnings[0], /^ALLOWED_ORIGINS: "https:\/\/shop\.example\.net" is not the same site/)
   t.same(loadConfig(validEnv).warnings, [])
-})
-
-t.test('the warning is logged once as the app starts', async (t) => {
-  const upstream = { baseUrl: 'http://127.0.0.1:9', clientId: 'client', clientSecret: 'secret' } as RunningEmulator
-  const bff = await startBff(upstream, { ALLOWED_ORIGINS: 'https://shop.example.net' })
-  t.teardown(bff.close)
-  const lines = bff.logs.map((line) => JSON.parse(line) as { msg: string, warning?: string }).filter((line) => line.msg === 'configuration: take note')
-  t.equal(lines.length, 1)
-  t.match(lines[0]?.warning, /shop\.example\.net" is not the same site/)
 })

@@ -13,7 +13,7 @@ import { classifyTokenError } from '../../src/oauth/token-errors.js'
 import { TokenEndpointError } from '../../src/oauth/token-failure.js'
 import * as oidc from 'openid-client'
 import type { KeyValueStore } from '../../src/store/key-value-store.js'
-import { testTokenKey } from '../helpers/bff.js'
+import { testTokenKey } from '../helpers/secrets.js'
 
 const HOUR = 3_600_000
 

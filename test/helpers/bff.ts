@@ -1,6 +1,5 @@
 // Starts media-bff for a test on a free loopback port, in front of a real emulator, with either
 // store, and captures every log line so tests can search them for secrets.
-import { randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
@@ -9,6 +8,7 @@ import { defaultLogger } from '../../src/server-options.js'
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../emulator/index.js'
 import { freePort } from './ports.js'
 import { Browser } from './http-client.js'
+import { TEST_SESSION_SECRET, testTokenKey } from './secrets.js'
 
 export interface TestBff {
   /** media-bff, as buildApp made it: its decorators (stores, grants, live, ...) are reachable for tests that look inside. */
@@ -20,8 +20,7 @@ export interface TestBff {
   close: () => Promise<void>
 }
 
-export const TEST_SESSION_SECRET = 'test-session-secret-0123456789-abcdefghij'
-export const testTokenKey = (id = 'k1'): string => `${id}:${randomBytes(32).toString('base64')}`
+export { TEST_SESSION_SECRET, testTokenKey }
 
 /**
  * Rate limits high enough never to answer 429: for suites that sign in hundreds of times from one

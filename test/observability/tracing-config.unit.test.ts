@@ -3,7 +3,7 @@
 // protocol or sampler media-bff would not honour is refused at start, by name.
 import t from 'tap'
 import { ConfigError, loadConfig } from '../../src/config/config.js'
-import { testTokenKey } from '../helpers/bff.js'
+import { testTokenKey } from '../helpers/secrets.js'
 
 const base = {
   PUBLIC_URL: 'http://localhost:3000',

@@ -13,7 +13,7 @@ import { endSession } from '../../src/sessions/end-session.js'
 import type { Ending, EndedSessions } from '../../src/sessions/session-endings.js'
 import { personBudgetKey, signedInOf, type SessionRecord } from '../../src/sessions/signed-in.js'
 import { RECORD_FORMAT } from '../../src/store/record-format.js'
-import { testTokenKey } from '../helpers/bff.js'
+import { testTokenKey } from '../helpers/secrets.js'
 
 const timeouts = { idleTimeoutMs: 60_000, absoluteTimeoutMs: 600_000 }
 

@@ -8,7 +8,7 @@ import { createTokenCipher, parseTokenKeys } from '../../src/store/token-cipher.
 import { createLoginTransactions, LoginTooLargeError, MAX_COOKIE_BYTES, MAX_SLOTS, SLOT_BYTES, type LoginTransaction } from '../../src/sign-in/login-transactions.js'
 import { MAX_LENGTH as MAX_RETURN_TO_LENGTH } from '../../src/sign-in/return-to.js'
 import { createLoginStateSigner } from '../../src/sign-in/login-state.js'
-import { TEST_SESSION_SECRET, testTokenKey } from '../helpers/bff.js'
+import { TEST_SESSION_SECRET, testTokenKey } from '../helpers/secrets.js'
 
 const TTL_MS = 60_000
 const PREFIX = '__Host-media-bff-login-'
