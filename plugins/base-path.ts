@@ -9,7 +9,7 @@ export default fp(async (app) => {
   const { basePath } = app.config
   if (basePath === '') return
   app.addHook('onRoute', (route) => {
-    // '*' (the CORS preflight of plugins/cors.ts) becomes every path under the base path.
+    // '*' (the CORS preflight of plugins/gate.ts) becomes every path under the base path.
     route.url = route.url.startsWith('/') ? `${basePath}${route.url}` : `${basePath}/${route.url}`
     route.path = route.url
   })

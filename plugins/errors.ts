@@ -1,7 +1,7 @@
 // The one place where failures become the contract's JSON errors (docs/reference/http-api.md,
 // "Errors"). Routes and domain code throw; nothing here ever answers a bare 500 for bad input. It
 // only maps: what a failure means for the session (a grant gone ends the sign-in) is done where it
-// is found (plugins/grants.ts).
+// is found (plugins/gate.ts).
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, loginRequired, loginUrl, type ErrorCode } from '../src/errors.js'

@@ -207,7 +207,7 @@ export default fp(async (app) => {
   app.addHook('preClose', async () => {
     stopListening()
     hub.closeAll()
-    // New webhooks are refused from now on (plugins/closing.ts); follow-ups under way finish. In
+    // New webhooks are refused from now on (plugins/gate.ts); follow-ups under way finish. In
     // memory those still waiting run too, as long as the grace allows; on Redis they wait in the
     // stream for the other instances.
     const left = await queue.stop(STOP_GRACE_MS)

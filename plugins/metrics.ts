@@ -5,7 +5,7 @@
 // their standard names, which stock Node.js dashboards and alerts query; the scrape job's
 // instance and job labels already say whose they are.
 // Each app has its own registry, so several instances (tests, benchmarks) never collide.
-// With METRICS_TOKEN set, /metrics (and /docs) are for operators only (plugins/operators.ts).
+// With METRICS_TOKEN set, /metrics (and /docs) are for operators only (plugins/gate.ts).
 import fp from 'fastify-plugin'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client'
 import { createDurationHistogram, type DurationSeries } from '../src/metrics/duration-histogram.js'

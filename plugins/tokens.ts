@@ -1,6 +1,6 @@
 // Access tokens for grants, refreshed ahead of expiry with exactly one refresh per grant at a time,
 // in this process and across instances (src/grants/token-refresher.ts): for every call made on
-// someone's behalf, a request's (plugins/grants.ts) or a webhook follow-up's
+// someone's behalf, a request's (plugins/gate.ts) or a webhook follow-up's
 // (plugins/live-updates.ts).
 import fp from 'fastify-plugin'
 import { createTokenRefresher, type TokenRefresher } from '../src/grants/token-refresher.js'

@@ -74,7 +74,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const cookieOptions = { httpOnly: true, secure: config.session.secureCookie, sameSite: 'lax' as const, path: '/' }
   // A login cookie lives exactly as long as the sign-in it carries (LOGIN_TIMEOUT).
   const loginCookieMaxAgeS = Math.max(1, Math.ceil(config.session.loginTimeoutMs / 1000))
-  // What a sign-in may ask for: OAUTH_SCOPES and the scopes the routes declare (plugins/grants.ts),
+  // What a sign-in may ask for: OAUTH_SCOPES and the scopes the routes declare (plugins/gate.ts),
   // complete once every route is registered, before the first request.
   const requestableScopes = app.requestableScopes
 

@@ -54,9 +54,9 @@ export const OPERATORS_ONLY = '`not_found`, as for a route that does not exist: 
 
 /** What a route is held to, and so may be refused for. */
 export interface Guards {
-  /** A page's call: X-CSRF: 1, and an allowed Origin (plugins/csrf.ts). */
+  /** A page's call: X-CSRF: 1, and an allowed Origin (src/gate/page-proof.ts). */
   csrf?: boolean
-  /** A signed-in session with a live grant (`config.scopes`, plugins/grants.ts). */
+  /** A signed-in session with a live grant (`config.scopes`, plugins/gate.ts). */
   signedIn?: boolean
   /** Scopes beyond that (`config.scopes` not empty). */
   scopes?: boolean

@@ -1,4 +1,4 @@
-// The rate limits a route may name (`config: { limit }`, plugins/rate-limit.ts) and whom each
+// The rate limits a route may name (`config: { limit }`, plugins/gate.ts) and whom each
 // counts: a client address, or a signed-in person. A person's count is taken with their session,
 // in the same exchange with the store (src/sessions/session-core.ts).
 

@@ -65,7 +65,7 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     // Unknown fields are refused, not silently dropped, and nothing is coerced (true is not 1).
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
-    // plugins/closing.ts answers requests that arrive while closing, in the contract's shape.
+    // plugins/gate.ts answers requests that arrive while closing, in the contract's shape.
     return503OnClosing: false,
     // Malformed URLs and over-long path parameters never reach a route; answer them in the
     // contract's shape too.

@@ -1,4 +1,4 @@
-// What a route that declares the scopes it needs may act with (plugins/grants.ts checks them and
+// What a route that declares the scopes it needs may act with (plugins/gate.ts checks them and
 // sets it on the request): the signed-in session, its grant as read, the grant's tenant, and the
 // one way to call the media service with the grant's token.
 import type { Tenant } from '../config/tenants.js'

@@ -50,7 +50,7 @@ export interface Beginning<S extends NewSession> {
   /** How the index describes it (session-index.ts). */
   device: string
   network: string
-  /** Once saved, before it is indexed (plugins/replaced-sessions.ts). */
+  /** Once saved, before it is indexed (src/sessions/replaced-sessions.ts). */
   afterSave?: (sid: string, previous: { sid: string, live: boolean }) => Promise<void>
 }
 

@@ -26,7 +26,7 @@ export interface SessionEpochsOptions {
 
 /** A count against one of the person's limits, taken with the epoch. */
 export interface CountAgainst {
-  /** The limit's name (plugins/rate-limit.ts). */
+  /** The limit's name (plugins/gate.ts). */
   limit: string
   windowMs: number
 }

@@ -1,4 +1,4 @@
-// Rate limits (plugins/rate-limit.ts) with the in-memory counters: sign-in and callback per client
+// Rate limits (plugins/gate.ts) with the in-memory counters: sign-in and callback per client
 // address, an IPv6 client being its /64; finishes per signed-in user. Small limits, no sleeps: every
 // request of a test falls in one one-minute window.
 import t, { type Test } from 'tap'

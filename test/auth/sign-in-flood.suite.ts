@@ -12,7 +12,7 @@ import { startStack } from '../helpers/bff.js'
 import { parseSetCookie } from '../helpers/http-client.js'
 import { signIn } from '../helpers/sign-in.js'
 
-// More addresses than the per-address limiter keeps counters for (plugins/rate-limit.ts, 10,000),
+// More addresses than the per-address limiter keeps counters for (plugins/gate.ts, 10,000),
 // so the flood also makes it forget.
 export const FLOOD_ADDRESSES = 12_000
 const CALLBACK_EVERY = 20

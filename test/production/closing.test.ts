@@ -28,7 +28,7 @@ t.test('a request whose session is loading when the close begins still gets its 
   await storeReached
   const closed = bff.close()
   // Only once the close has begun may the store answer: Fastify stops listening after the
-  // preClose hooks (where plugins/closing.ts marks the close) have run.
+  // preClose hooks (where plugins/gate.ts marks the close) have run.
   while (bff.app.server.listening) await new Promise((resolve) => setImmediate(resolve))
   releaseStore()
   const response = await answer
