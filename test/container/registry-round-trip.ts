@@ -17,15 +17,16 @@ import { request } from 'undici'
 import { startImageRegistry } from '../helpers/image-registry.js'
 import { repoRoot } from '../production/deployment-files.js'
 import { ContainerEngine } from './engine.js'
+import { scratchRepository } from '../helpers/scratch-git.js'
 
 const engine = new ContainerEngine()
 const exec = promisify(execFile)
 const { version, license, repository } = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) as { version: string, license: string, repository: { url: string } }
 const platform = `linux/${process.arch === 'arm64' ? 'arm64' : 'amd64'}`
 
-async function tsx (script: string, args: string[]): Promise<{ code: number, stdout: string, stderr: string }> {
+async function tsx (script: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number, stdout: string, stderr: string }> {
   try {
-    const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', join(repoRoot, script), ...args], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024, timeout: 20 * 60_000 })
+    const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', join(repoRoot, script), ...args], { cwd: repoRoot, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024, timeout: 20 * 60_000 })
     return { code: 0, stdout, stderr }
   } catch (error) {
     const failed = error as { code: number, stdout: string, stderr: string }
@@ -47,7 +48,7 @@ t.test(`the release's image through a registry and back, signed, by tag and by d
 
   const repositoryRef = `${host}/media-bff`
   const cut = await tsx('release/release.ts', [version, '--only', 'image', '--image', repositoryRef, '--engine', engine.name, '--platforms', platform,
-    '--sign-key', join(dir, 'signing.pem'), '--insecure-registry', '--allow-dirty', '--changelog', changelog, '--out-dir', join(dir, 'out')])
+    '--sign-key', join(dir, 'signing.pem'), '--insecure-registry', '--allow-dirty', '--changelog', changelog, '--out-dir', join(dir, 'out')], (await scratchRepository(dir)).env)
   t.equal(cut.code, 0, cut.stderr.split('\n').slice(-20).join('\n'))
   const summary = JSON.parse(cut.stdout) as { revision: string, signed: boolean, image: { tag: string, digest: string, platforms: string[] } }
   t.equal(summary.image.tag, `${repositoryRef}:${version}`)

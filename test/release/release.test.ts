@@ -13,6 +13,7 @@ import t from 'tap'
 import { request } from 'undici'
 import { releaseNotes, ReleaseNotesError } from '../../release/changelog.js'
 import { startNpmRegistry } from '../helpers/npm-registry.js'
+import { scratchRepository } from '../helpers/scratch-git.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const tsc = join(root, 'node_modules/typescript/bin/tsc')
@@ -48,12 +49,14 @@ t.test('published by name and version; a scratch app installs it from the regist
   const changelog = join(dir, 'CHANGELOG.md')
   await writeFile(changelog, `# Changelog\n\n## ${version} (2026-11-27)\n\nWhat changed.\n`)
 
+  const { env: git } = await scratchRepository(dir)
+
   const next = version.replace(/\d+$/, (patch) => String(Number(patch) + 1))
-  const refused = await release([next, '--only', 'package', '--npm-registry', registry.url, '--allow-dirty', '--changelog', changelog])
+  const refused = await release([next, '--only', 'package', '--npm-registry', registry.url, '--allow-dirty', '--changelog', changelog], git)
   t.equal(refused.code, 1)
   t.match(refused.stderr, `this tree is at ${version}, not ${next}`)
 
-  const cut = await release([version, '--only', 'package', '--npm-registry', registry.url, '--allow-dirty', '--changelog', changelog, '--out-dir', join(dir, 'out')], { NPM_TOKEN: registry.token })
+  const cut = await release([version, '--only', 'package', '--npm-registry', registry.url, '--changelog', changelog, '--out-dir', join(dir, 'out')], { ...git, NPM_TOKEN: registry.token })
   t.equal(cut.code, 0, cut.stderr)
   const summary = JSON.parse(await readFile(join(dir, 'out', version, 'release.json'), 'utf8')) as { package: { name: string, version: string } }
   t.match(summary.package, { name: '@media-bff/client', version })
@@ -116,4 +119,26 @@ t.test('an undated section stops the release, as one marked unreleased does', as
   const cut = await release([version, '--only', 'package', '--npm-registry', 'http://127.0.0.1:1/', '--allow-dirty', '--changelog', changelog, '--out-dir', join(dir, 'out')])
   t.equal(cut.code, 1)
   t.equal(cut.stderr, `release: CHANGELOG.md's section for ${version} carries no release date ("## ${version}"): write it as "## ${version} (YYYY-MM-DD)"\n`)
+})
+
+t.test('a tag of the version on another commit stops the release; on this one it goes on', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'media-bff-release-test-'))
+  t.teardown(async () => { await rm(dir, { recursive: true, force: true }) })
+  const changelog = join(dir, 'CHANGELOG.md')
+  await writeFile(changelog, `# Changelog\n\n## ${version} (2026-11-27)\n\nWhat changed.\n`)
+  const scratch = await scratchRepository(dir)
+  const released = await scratch.commit()
+  const later = await scratch.commit()
+  await scratch.tag(`v${version}`, released)
+  // No registry on this port: a release that gets past its checks fails to publish instead.
+  const args = [version, '--only', 'package', '--npm-registry', 'http://127.0.0.1:1/', '--changelog', changelog, '--out-dir', join(dir, 'out')]
+  const elsewhere = await release(args, scratch.env)
+  t.equal(elsewhere.code, 1)
+  t.equal(elsewhere.stderr, `release: the tag v${version} names ${released.slice(0, 12)}, not this commit (${later.slice(0, 12)})\n`)
+
+  const here = await scratchRepository(join(dir, 'here'))
+  await here.tag(`v${version}`, await here.commit())
+  const onIt = await release(args, { ...here.env, NPM_TOKEN: 'no-such-token', npm_config_fetch_retries: '0' })
+  t.notMatch(onIt.stderr, /names .* not this commit/, 'the tagged commit itself is released')
+  t.match(onIt.stderr, /127\.0\.0\.1:1/, 'and gets as far as the registry')
 })
