@@ -219,10 +219,12 @@ export interface SessionStepParts {
   touch: (request: FastifyRequest) => void
   /** Whether the cookie must be sent again (signed with an older secret, under an earlier name). */
   cookieToRenew: (request: FastifyRequest) => boolean
+  /** Keeps the session's cookie from the request: @fastify/session then neither reads nor answers it. */
+  hideCookie: (request: FastifyRequest) => void
 }
 
 /** The gate's two session steps, for plugins/session.ts to place around @fastify/session. */
-export function sessionSteps (app: FastifyInstance, { sessions, sidOf, end, touch, cookieToRenew }: SessionStepParts): SessionSteps {
+export function sessionSteps (app: FastifyInstance, { sessions, sidOf, end, touch, cookieToRenew, hideCookie }: SessionStepParts): SessionSteps {
   const { config } = app
   const personMaxima: Partial<Record<LimitName, number>> = {
     register: config.rateLimit.registerPerMinute,
@@ -234,7 +236,15 @@ export function sessionSteps (app: FastifyInstance, { sessions, sidOf, end, touc
 
   const open: Step = (request, _reply, done) => {
     const { admission } = request.routeOptions.config
-    const sid = admission?.usesSession === true ? sidOf(request) : undefined
+    if (admission?.usesSession !== true) {
+      // A call that opens no session (an asset, a probe, a server's, a 404) reads none from the
+      // store, and its answer leaves the browser's cookie as it is: one signed with an older
+      // secret is renewed by the next page's call, not cleared by this one.
+      hideCookie(request)
+      done()
+      return
+    }
+    const sid = sidOf(request)
     if (sid === undefined) {
       done()
       return

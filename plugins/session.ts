@@ -138,7 +138,8 @@ export default fp(async (app) => {
     // secret but, for a session this request does not modify, clears the cookie instead of
     // sending the new one (saveUninitialized: false); touching it sends it, the record re-sealed
     // with the current TOKEN_KEYS entry. So does one that came under the name before 0.2.0 only.
-    cookieToRenew: (request) => request.cookies[settings.cookieName] !== request.session?.encryptedSessionId || cameUnderPreviousName(request)
+    cookieToRenew: (request) => request.cookies[settings.cookieName] !== request.session?.encryptedSessionId || cameUnderPreviousName(request),
+    hideCookie: (request) => { delete request.cookies[settings.cookieName] }
   })
 
   // Between the cookie parser's hook and @fastify/session's: the name before 0.2.0 is read and

@@ -81,6 +81,11 @@ t.test('rotating SESSION_SECRETS and TOKEN_KEYS keeps everyone signed in; new wr
   // Prepend the new ones, keep the old ones: the first signs and encrypts, all verify and decrypt.
   await restartAll({ SESSION_SECRETS: `${newSecret},${oldSecret}`, TOKEN_KEYS: bothKeys })
   t.match(await stored(before, bothKeys), { session: /^v1\.k1\./, grant: /^v1\.k1\./ }, 'a restart rewrites nothing')
+  // A page's asset is often the first thing a browser asks for: it opens no session.
+  const asset = await before.get('/client/media-bff-client.js')
+  t.equal(asset.status, 200)
+  t.same(asset.setCookies, [], 'an asset asked for first neither clears the cookie nor renews it')
+  t.equal(sessionCookie(before).raw, oldCookie, 'the browser keeps its cookie')
   t.equal(await authenticated(before), true, 'a cookie signed with the old secret, a session sealed with k1: still signed in')
   t.ok(signedWith(before, newSecret), 'the browser got its cookie back re-signed with the new secret')
   t.match(await stored(before, bothKeys), { session: /^v1\.k2\./, grant: /^v1\.k1\./ }, 'and the session record re-sealed with k2')
