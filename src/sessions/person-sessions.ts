@@ -15,6 +15,11 @@ export interface PersonSessionsOptions {
   maxPerPerson: number
   /** The clock sessions end by. */
   now?: () => number
+  /**
+   * What an ending left behind once a session's record was gone (a grant, index entries: the
+   * store failed), to be logged; the ending itself stands. None given: nothing is said.
+   */
+  leftBehind?: (what: string, error: unknown) => void
 }
 
 /** What ending sessions did: how many were live, and the handles of all ended (their open pages are to be told). */
@@ -30,7 +35,7 @@ export interface LiveSession extends IndexEntry {
 }
 
 export function createPersonSessions (options: PersonSessionsOptions) {
-  const { index, readSession, destroySession, deleteGrant, timeouts, maxPerPerson, now: clock = Date.now } = options
+  const { index, readSession, destroySession, deleteGrant, timeouts, maxPerPerson, now: clock = Date.now, leftBehind = () => {} } = options
   const isLive = (record: SessionRecord | undefined, now: number): boolean => liveUntil(record, timeouts, now) !== undefined
   const lastActiveOf = (record: SessionRecord | undefined): number => typeof record?.lastSeen === 'number' ? record.lastSeen : record?.authenticatedAt as number
 
@@ -57,10 +62,12 @@ export function createPersonSessions (options: PersonSessionsOptions) {
       const grants = new Set([entry.grantId, record?.grantId].filter((id): id is string => typeof id === 'string'))
       // The record first: once it is gone the session is over, whatever becomes of its grant.
       await destroySession(entry.sid)
-      await Promise.all([...grants].map(deleteGrant))
+      await Promise.all([...grants].map(async (grantId) => {
+        await deleteGrant(grantId).catch((error: unknown) => { leftBehind('its grant (gone when it expires)', error) })
+      }))
     }))
     const handles = entries.map((entry) => entry.handle)
-    await index.remove(person, handles)
+    await index.remove(person, handles).catch((error: unknown) => { leftBehind('their entries in their person\'s index (pruned when next listed)', error) })
     return handles
   }
 

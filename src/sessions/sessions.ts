@@ -63,7 +63,8 @@ export function createSessions<G extends GrantAsRead> (options: SessionsOptions<
     deleteGrant: grants.delete,
     timeouts: settings,
     now,
-    maxPerPerson: options.maxPerPerson ?? MAX_SESSIONS_PER_PERSON
+    maxPerPerson: options.maxPerPerson ?? MAX_SESSIONS_PER_PERSON,
+    leftBehind: options.leftBehind
   })
   const replaced = createReplacedSessions({ store: signIns, readSession: load, timeouts: settings, loginTimeoutMs: settings.loginTimeoutMs, now })
   const drop = async (sid: string): Promise<void> => {

@@ -23,13 +23,20 @@ export function personSessionsBehaviour (t: Test, openStore: () => KeyValueStore
   const sessions = createSessionStore<{ authenticatedAt?: number }>(kv, { cipher, ttlMs: () => IDLE_MS })
   const grants = createGrantStore(kv, cipher, { ttlMs: ABSOLUTE_MS })
   const index = createSessionIndex(kv, { lifetimeMs: ABSOLUTE_MS })
+  /** While set, deleting a grant fails, as with the store away a moment after a record was deleted. */
+  let grantsFail = false
+  const leftBehind: string[] = []
   const people = createPersonSessions({
     index,
     readSession: async (sid) => await sessions.load(sid) as SessionRecord | undefined,
     destroySession: sessions.drop,
-    deleteGrant: async (id) => { await grants.delete(id) },
+    deleteGrant: async (id) => {
+      if (grantsFail) throw new Error('the store is away')
+      await grants.delete(id)
+    },
     timeouts: { idleTimeoutMs: IDLE_MS, absoluteTimeoutMs: ABSOLUTE_MS },
-    maxPerPerson
+    maxPerPerson,
+    leftBehind: (what) => { leftBehind.push(what) }
   })
   // A person of their own per test, so suites may share one Redis.
   const newPerson = () => ({ tenant: 'default', userId: `user-${randomUUID()}` })
@@ -74,6 +81,22 @@ export function personSessionsBehaviour (t: Test, openStore: () => KeyValueStore
     t.same((await people.end(alice, [ended.handle])).handles, [], 'ending it again finds nothing')
     t.same((await people.end(newPerson(), [kept.handle])).handles, [], 'another person cannot end it')
     t.not(await sessions.load(kept.sid), undefined)
+  })
+
+  t.test('a grant that cannot be deleted once its session\'s record is gone: the ending stands, and says what it left', async (t) => {
+    const alice = newPerson()
+    const first = await signIn(alice)
+    const second = await signIn(alice)
+    leftBehind.length = 0
+    grantsFail = true
+    t.teardown(() => { grantsFail = false })
+    const ended = await people.endAll(alice)
+    grantsFail = false
+    t.same(ended.handles.sort(), [first.handle, second.handle].sort(), 'both ended, their pages to be told')
+    t.equal(await sessions.load(first.sid), undefined, 'the records are gone')
+    t.equal(await sessions.load(second.sid), undefined)
+    t.same(await people.list(alice), [], 'and so are the index entries')
+    t.same(leftBehind, ['its grant (gone when it expires)', 'its grant (gone when it expires)'], 'the grants left to their lifetime, each said')
   })
 
   t.test('ending all but one, and all', async (t) => {
