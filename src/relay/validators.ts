@@ -30,6 +30,7 @@ export interface ValidatorBinding {
 }
 
 const BINDING_CHARS = 22
+const BINDING = /^[\w-]{22}$/
 const MAX_ETAG_LENGTH = 256
 const ETAG = /^(W\/)?"([\x21\x23-\x7e]*)"$/
 const MAX_DATE_LENGTH = 64
@@ -50,12 +51,13 @@ export function createValidatorBinding (secrets: readonly string[]): ValidatorBi
     key: createSecretKey(createHmac('sha256', secret).update('media-bff relay validators').digest()),
     made: createBoundedMemo<string>(MEMO_ENTRIES)
   }))
-  const mac = ({ key, made }: BindingKey, viewer: string, validator: string): string => {
+  /** The binding; remembered only for what the service sent (`bind`), never for a browser's guess. */
+  const mac = ({ key, made }: BindingKey, viewer: string, validator: string, remember: boolean): string => {
     const input = `${viewer}\n${validator}`
     let binding = made.get(input)
     if (binding === undefined) {
       binding = createHmac('sha256', key).update(input).digest('base64url').slice(0, BINDING_CHARS)
-      made.set(input, binding)
+      if (remember) made.set(input, binding)
     }
     return binding
   }
@@ -64,7 +66,7 @@ export function createValidatorBinding (secrets: readonly string[]): ValidatorBi
       const validator = upstreamValidator(headers)
       const key = keys[0]
       if (validator === undefined || key === undefined) return undefined
-      return `W/"${mac(key, viewer, validator)}.${validator}"`
+      return `W/"${mac(key, viewer, validator, true)}.${validator}"`
     },
     unbind (viewer, ifNoneMatch) {
       const etags: string[] = []
@@ -75,9 +77,12 @@ export function createValidatorBinding (secrets: readonly string[]): ValidatorBi
         const opaque = match[1] ?? ''
         const dot = opaque.indexOf('.')
         if (dot !== BINDING_CHARS) continue
-        const given = Buffer.from(opaque.slice(0, dot))
+        const binding = opaque.slice(0, dot)
+        // base64url only: anything else is no binding of ours (and would not compare byte for byte).
+        if (!BINDING.test(binding)) continue
+        const given = Buffer.from(binding)
         const validator = opaque.slice(dot + 1)
-        if (!keys.some((key) => timingSafeEqual(Buffer.from(mac(key, viewer, validator)), given))) continue
+        if (!keys.some((key) => timingSafeEqual(Buffer.from(mac(key, viewer, validator, false)), given))) continue
         const kind = validator[0]
         const value = validator.slice(1)
         if (kind === 'e') etags.push(`"${value}"`)

@@ -45,3 +45,12 @@ t.test('forged, altered, foreign and listed tags', async (t) => {
   t.not(rotated.bind('user:default:1', { etag: '"v2"' }), etag, 'new tags are bound with the new secret')
   t.equal(createValidatorBinding(['another-deployment-secret-0123456789']).unbind('user:default:1', etag), undefined, 'another deployment\'s secret')
 })
+
+t.test('any If-None-Match a browser sends is refused quietly when it is not ours, bytes of any kind included', async (t) => {
+  // 22 characters that are not 22 bytes (é), or not base64url: never compared, never a throw.
+  t.equal(binding.unbind('user:default:1', `W/"${'é'.repeat(22)}.eabc"`), undefined)
+  t.equal(binding.unbind('user:default:1', `W/"${'+'.repeat(22)}.eabc"`), undefined)
+  fc.assert(fc.property(viewer, fc.string({ minLength: 22, maxLength: 22, unit: 'binary' }), opaque, (who, guess, tag) => {
+    return binding.unbind(who, `W/"${guess}.e${tag}"`) === undefined
+  }), { numRuns: 2000 })
+})
