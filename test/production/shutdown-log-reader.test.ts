@@ -14,8 +14,23 @@ import { SHUTDOWN_GRACE_MS } from '../../src/server-options.js'
 
 type Child = ChildProcessByStdio<null, Readable, Readable>
 
-const start = async (t: Test): Promise<{ child: Child, url: string }> => {
-  const port = await freePort()
+interface Started { child: Child, url: string, output: () => string }
+
+/**
+ * The production entry started, and known to be the one listening on its port (its own log says
+ * so). Another process may take the port between freePort() and the bind: then on another one.
+ */
+const start = async (t: Test): Promise<Started> => {
+  for (let attempt = 1; ; attempt++) {
+    const started = await startOn(t, await freePort())
+    if (started !== 'port taken' || attempt === 3) {
+      if (started === 'port taken') throw new Error('three ports in a row were taken before media-bff could listen')
+      return started
+    }
+  }
+}
+
+const startOn = async (t: Test, port: number): Promise<Started | 'port taken'> => {
   const child = spawn(process.execPath, nodeArgsFor('src/server'), {
     cwd: repoRoot,
     env: {
@@ -38,19 +53,31 @@ const start = async (t: Test): Promise<{ child: Child, url: string }> => {
     child.stdout.destroy()
     child.stderr.destroy()
   })
+  let output = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
   const url = `http://127.0.0.1:${port}`
+  let errors = ''
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { errors += chunk })
+  // Its own line, not only an answer on the port: a process that took the port would answer too.
+  const listening = `"Server listening at ${url}"`
   for (let tries = 0; ; tries++) {
-    const healthy = await request(`${url}/healthz`).then(async (answer) => { await answer.body.dump(); return answer.statusCode === 200 }, () => false)
+    const healthy = output.includes(listening) && await request(`${url}/healthz`).then(async (answer) => { await answer.body.dump(); return answer.statusCode === 200 }, () => false)
     if (healthy) break
-    if (tries > 300 || child.exitCode !== null) throw new Error('media-bff did not start')
+    if (child.exitCode !== null && `${output}${errors}`.includes('EADDRINUSE')) return 'port taken'
+    if (tries > 300 || child.exitCode !== null) throw new Error(`media-bff did not start:\n${output}${errors}`)
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
-  return { child, url }
+  return { child, url, output: () => output }
 }
 
-/** Requests whose log lines (each with its 8 KB path) add up to far more than a pipe holds. */
-const logMegabytes = async (url: string): Promise<void> => {
-  for (let i = 0; i < 200; i++) await request(`${url}/${'x'.repeat(8 * 1024)}-${i}`).then(async (answer) => { await answer.body.dump() }, () => {})
+/** Requests whose log lines (each with its 8 KB path) add up to far more than a pipe holds; how each was answered. */
+const logMegabytes = async (url: string): Promise<Record<string, number>> => {
+  const answered: Record<string, number> = {}
+  for (let i = 0; i < 200; i++) {
+    const outcome = await request(`${url}/${'x'.repeat(8 * 1024)}-${i}`).then(async (answer) => { await answer.body.dump(); return String(answer.statusCode) }, (error: Error) => error.message)
+    answered[outcome] = (answered[outcome] ?? 0) + 1
+  }
+  return answered
 }
 
 const stopped = async (child: Child): Promise<{ code: number | null, ms: number }> => {
@@ -86,15 +113,15 @@ t.test('the reader went away, its ends closed: SIGTERM ends it', async (t) => {
 })
 
 t.test('a reader that keeps up gets every line, the last one at SIGTERM included', async (t) => {
-  const { child, url } = await start(t)
-  let output = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
-  await logMegabytes(url)
+  const { child, url, output } = await start(t)
+  t.same(await logMegabytes(url), { 404: 200 }, 'every request answered')
   const ended = new Promise((resolve) => { child.stdout.once('end', resolve) })
   const { code } = await stopped(child)
   await ended
   t.equal(code, 0)
-  const lines = output.trim().split('\n').map((line) => JSON.parse(line) as { msg?: string, req?: { path?: string } })
-  t.equal(lines.filter((line) => line.msg === 'request completed' && line.req?.path?.startsWith('/xxx') === true).length, 200, 'each request\'s line')
+  const lines = output().trim().split('\n').map((line) => JSON.parse(line) as { msg?: string, req?: { path?: string } })
+  const byMessage: Record<string, number> = {}
+  for (const line of lines) byMessage[line.msg ?? '-'] = (byMessage[line.msg ?? '-'] ?? 0) + 1
+  t.equal(lines.filter((line) => line.msg === 'request completed' && line.req?.path?.startsWith('/xxx') === true).length, 200, `each request's line (lines by message: ${JSON.stringify(byMessage)})`)
   t.equal(lines.at(-1)?.msg, 'closing', 'and the last, written as it closed')
 })
