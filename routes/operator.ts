@@ -1,8 +1,7 @@
 // Operators' levers, registered only when OPERATOR_TOKEN is set and answering only
 // `Authorization: Bearer <OPERATOR_TOKEN>` (404 to anyone else, as for a route that does not
-// exist). Like every state-changing route they need `X-CSRF: 1` too, so that with or without the
-// lever enabled, a request without it gets the same 403. docs/guide/operate.md,
-// "Someone left: lock them out".
+// exist; the gate checks it, plugins/gate.ts). The bearer is their proof: no browser sends it by
+// itself, so no X-CSRF is asked. docs/guide/operate.md, "Someone left: lock them out".
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
 import { AppError } from '../src/errors.js'

@@ -21,6 +21,9 @@ export async function scratchRepository (dir: string): Promise<ScratchRepository
   const env = {
     GIT_DIR: join(tree, '.git'),
     GIT_WORK_TREE: tree,
+    // No one's own settings: a global commit.gpgSign, say, would stall the commits below.
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_NOSYSTEM: '1',
     GIT_AUTHOR_NAME: 'test',
     GIT_AUTHOR_EMAIL: 'test@example.org',
     GIT_COMMITTER_NAME: 'test',
