@@ -19,7 +19,7 @@ import { pageProofRefusal, unroutedNeedsProof } from '../src/gate/page-proof.js'
 import { bearerTokenCheck } from '../src/bearer-token.js'
 import { REQUEST_ID_HEADER } from '../src/request-id.js'
 import { LIMIT_WINDOW_MS, type LimitName } from '../src/rate-limits.js'
-import { checkScopes } from '../src/oauth/scope-check.js'
+import { checkScopes, scopeRefusal } from '../src/oauth/scope-check.js'
 import { safeReturnPath } from '../src/sign-in/return-to.js'
 import { withAccessToken } from '../src/grants/with-access-token.js'
 import { GrantEndedError, GrantMissingError } from '../src/grants/grant-errors.js'
@@ -274,16 +274,8 @@ export function sessionSteps (app: FastifyInstance, { sessions, sidOf, end, touc
     // The grant ended (elsewhere, or it expired), or its tenant left the configuration.
     if (stored === undefined || tenant === undefined) return await endedWith(request, reply, loginRequired(config.basePath))
     const verdict = checkScopes(stored.grant.scopes, required, signedIn.deniedScopes)
-    if (!verdict.ok && verdict.kind === 'scope_not_granted') {
-      throw new AppError('scope_not_granted', `Your account does not have the right to ${verdict.missing.join(', ')}; ask an administrator of the media service.`, {
-        details: { required_scopes: verdict.missing }
-      })
-    }
     if (!verdict.ok) {
-      const query = new URLSearchParams({ scope: verdict.reauthorizeScopes.join(' '), return_to: refererPath(request) })
-      throw new AppError('insufficient_scope', `This needs your permission for ${verdict.missing.join(', ')}.`, {
-        details: { required_scopes: verdict.missing, reauthorize_url: `${loginUrl(config.basePath)}?${query.toString()}` }
-      })
+      throw scopeRefusal(verdict, (scopes) => `${loginUrl(config.basePath)}?${new URLSearchParams({ scope: scopes.join(' '), return_to: refererPath(request) }).toString()}`)
     }
     request.access = {
       signedIn,

@@ -59,6 +59,13 @@ export interface SessionFace {
   of: (person: Person) => Promise<LiveSession[]>
   /** When a session (by its store id) ends unless it is used before; undefined when it is over. */
   liveUntil: (sid: string) => Promise<number | undefined>
+  /**
+   * The session id the cookie names, read from the request's Cookie header as the browser sent it:
+   * for a proxy's check, whose cookie the gate keeps from @fastify/session (src/gate/admission.ts).
+   */
+  sidAsked: (request: FastifyRequest) => string | undefined
+  /** The live signed-in session `sid` names and its grant, read and never touched, written or ended. */
+  look: (sid: string) => Promise<{ signedIn: SignedIn, grant: StoredGrant } | undefined>
 }
 
 declare module 'fastify' {
@@ -109,8 +116,8 @@ export default fp(async (app) => {
     leftBehind: (what, error) => { app.log.warn({ err: error }, `a session ended, and ${what} was left behind: the store failed after its record was gone`) }
   })
 
-  const sidOf = (request: FastifyRequest): string | undefined => {
-    const cookie = request.cookies[settings.cookieName]
+  const sidOf = (request: FastifyRequest): string | undefined => sidIn(request.cookies[settings.cookieName])
+  const sidIn = (cookie: string | undefined): string | undefined => {
     const unsigned = cookie === undefined ? undefined : signer.unsign(cookie)
     return unsigned?.valid === true && unsigned.value !== null ? unsigned.value : undefined
   }
@@ -247,7 +254,18 @@ export default fp(async (app) => {
     },
     endPerson: async (person) => (await sessions.endAll(person, 'operator')).live,
     of: sessions.list,
-    liveUntil: sessions.liveUntil
+    liveUntil: sessions.liveUntil,
+    sidAsked: (request) => {
+      const header = request.headers.cookie
+      return header === undefined ? undefined : sidIn(app.parseCookie(header)[settings.cookieName])
+    },
+    look: async (sid) => {
+      const { record } = await sessions.open(sid)
+      const signedIn = record === undefined ? undefined : sessions.signedIn(sid, record)
+      if (signedIn === undefined || signedIn.endsAt < app.clock()) return undefined
+      const grant = await sessions.grantOf(signedIn)
+      return grant === undefined ? undefined : { signedIn, grant }
+    }
   })
 }, { name: 'session', dependencies: ['config', 'gate', 'stores', 'metrics'] })
 

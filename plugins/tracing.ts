@@ -10,7 +10,7 @@
 // Nothing of a client's tracestate or baggage goes on (src/tracing/sdk.ts propagates W3C trace
 // context only, and only media-bff's own).
 import fp from 'fastify-plugin'
-import proxyAddr from '@fastify/proxy-addr'
+import { trustedPeer } from '../src/trusted-peer.js'
 import { startRequestSpan, type RequestSpan } from '../src/tracing/request-span.js'
 import { tieLoggerToSpan } from '../src/tracing/log-fields.js'
 
@@ -23,7 +23,7 @@ declare module 'fastify' {
 
 export default fp(async (app) => {
   const { trustProxy } = app.config
-  const trusted = trustProxy.length === 0 ? undefined : proxyAddr.compile([...trustProxy])
+  const trusted = trustedPeer(trustProxy)
   const spans = new WeakMap<object, RequestSpan>()
 
   app.addHook('onRequest', (request, _reply, done) => {
@@ -31,14 +31,13 @@ export default fp(async (app) => {
       done()
       return
     }
-    const peer = request.socket.remoteAddress
     const span = startRequestSpan({
       method: request.method,
       route: request.routeOptions.url,
       path: request.url.split('?')[0] ?? '',
       requestId: request.id,
       headers: request.headers,
-      fromTrustedProxy: trusted !== undefined && peer !== undefined && trusted(peer, 0)
+      fromTrustedProxy: trusted(request.socket.remoteAddress)
     })
     spans.set(request, span)
     if (span.context !== undefined) tieLoggerToSpan(request.log, span.context)

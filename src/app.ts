@@ -26,6 +26,7 @@ import demoSitePlugin from '../plugins/demo-site.js'
 import clientModulePlugin from '../plugins/client-module.js'
 import healthRoutes from '../routes/health.js'
 import authRoutes from '../routes/auth.js'
+import authCheckRoutes from '../routes/auth-check.js'
 import uploadRoutes from '../routes/uploads.js'
 import apiRoutes from '../routes/api.js'
 import sessionRoutes from '../routes/sessions.js'
@@ -67,6 +68,7 @@ export const app = fp(async (fastify: FastifyInstance, { config, clock }: AppOpt
   await fastify.register(relayPlugin)
   await fastify.register(healthRoutes)
   await fastify.register(authRoutes)
+  await fastify.register(authCheckRoutes)
   await fastify.register(uploadRoutes)
   await fastify.register(apiRoutes)
   await fastify.register(sessionRoutes)

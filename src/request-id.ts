@@ -6,7 +6,7 @@
 // one puts a hook on every promise of the process, which cost a registration some 14% more CPU.
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import proxyAddr from '@fastify/proxy-addr'
+import { trustedPeer } from './trusted-peer.js'
 
 export const REQUEST_ID_HEADER = 'x-request-id'
 
@@ -22,11 +22,10 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:+/=-]{1,128}$/
  * TRUST_PROXY, as for X-Forwarded-*), else a new random one.
  */
 export function requestIdFor (trustProxy: readonly string[]): (request: IncomingMessage) => string {
-  const trusted = trustProxy.length === 0 ? undefined : proxyAddr.compile([...trustProxy])
+  const trusted = trustedPeer(trustProxy)
   return (request) => {
     const sent = request.headers[REQUEST_ID_HEADER]
-    const peer = request.socket.remoteAddress
-    if (trusted !== undefined && typeof sent === 'string' && peer !== undefined && isRequestId(sent) && trusted(peer, 0)) return sent
+    if (typeof sent === 'string' && isRequestId(sent) && trusted(request.socket.remoteAddress)) return sent
     return randomUUID()
   }
 }

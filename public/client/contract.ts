@@ -308,6 +308,51 @@ export interface LiveClosed {
   reason: 'session_limit' | 'person_limit' | 'instance_full'
 }
 
+export interface AssertionClaims {
+  /** PUBLIC_URL, with BASE_PATH */
+  iss: string
+  /** ASSERTION_AUDIENCE (PUBLIC_URL, with BASE_PATH, unless set) */
+  aud: string
+  /** The person's id at the media service; absent when the service never said */
+  sub?: string
+  /** Their name, when the service said */
+  name?: string
+  /** Their e-mail, when the service said */
+  email?: string
+  /** The tenant they signed in to */
+  tenant: string
+  /** The scopes their grant holds, space-separated */
+  scope: string
+  /** When they signed in (seconds since the epoch) */
+  auth_time: number
+  /** Their session's id as GET /auth/sessions lists it: never the cookie's */
+  sid: string
+  /** Issued at (seconds) */
+  iat: number
+  /** Not before (seconds): the same as iat */
+  nbf: number
+  /** Expires (seconds): at most ASSERTION_LIFETIME after iat, never after the session ends */
+  exp: number
+  /** A random id, unique to this assertion */
+  jti: string
+}
+
+export interface PublicJwk {
+  kty: 'EC' | 'OKP'
+  crv: 'P-256' | 'Ed25519'
+  x: string
+  y?: string
+  /** The id ASSERTION_KEYS gives the key; an assertion's header names it */
+  kid: string
+  alg: 'ES256' | 'EdDSA'
+  use: 'sig'
+}
+
+export interface JwkSet {
+  /** The key that signs first, then the others still served */
+  keys: PublicJwk[]
+}
+
 /** The live channel's events (GET /events) by name, each with the JSON of its data */
 export interface LiveEventData {
   /** The first event of every channel, after the `retry` field (how long to wait before reconnecting); its id is a point to resume from */

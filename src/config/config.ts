@@ -17,6 +17,7 @@ import { readOperatorTokens } from './operators.js'
 import { readLimits, type Limits } from './limits.js'
 import { readEventSettings, readWebhookSettings, type EventSettings, type WebhookSettings } from './live-updates.js'
 import { readTracing, type TracingConfig } from './tracing.js'
+import { readSiteServerSettings, type SiteServerSettings } from './assertions.js'
 import type { Tenant } from './tenants.js'
 import type { TokenKey } from '../store/token-cipher.js'
 
@@ -24,7 +25,7 @@ export type { Tenant } from './tenants.js'
 export type { TokenAuthMethod } from './oauth.js'
 export { FILE_VARIABLES, SECRET_VARIABLES } from './variables.js'
 
-export interface Config extends Limits {
+export interface Config extends Limits, SiteServerSettings {
   publicUrl: string
   publicOrigin: string
   /** Settings that work but are likely mistakes: each logged once at start (plugins/config.ts). */
@@ -124,7 +125,8 @@ export function readConfig (env: Env = process.env, sources: ConfigSources = {})
     demoSite: read.boolean('DEMO_SITE'),
     ...operators,
     webhooks: readWebhookSettings(read, service.tenants, service.defaultTenant),
-    events: readEventSettings(read)
+    events: readEventSettings(read),
+    ...readSiteServerSettings(read, `${address.publicOrigin}${mount.basePath}`, production)
   }
   checkNames(read, Object.keys(env), sources, production)
   if (read.problems.length > 0) throw new ConfigError(read.problems)

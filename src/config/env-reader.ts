@@ -80,7 +80,8 @@ export class EnvReader {
     const value = this.raw(name)
     if (value === undefined) return fallbackMs
     const match = /^(\d+)\s*(s|m|h|d)?$/.exec(value)
-    if (match === null || Number(match[1]) === 0) {
+    // Zero only where the declaration says so (min: 0): it turns something off.
+    if (match === null || (Number(match[1]) === 0 && bounds.minMs !== 0)) {
       this.problem(name, `must be a positive duration such as 900, 30m, 8h or 7d, got "${value}"`)
       return fallbackMs
     }

@@ -12,7 +12,7 @@ export type VariableType =
 
 export type VariableGroup =
   | 'Where media-bff lives' | 'The media service' | 'OAuth 2 client' | 'Sessions and secrets'
-  | 'Store' | 'Uploads' | 'Limits' | 'Live updates' | 'Tracing (OpenTelemetry)' | 'Demo'
+  | 'Store' | 'Uploads' | 'Limits' | 'Live updates' | 'The site\'s own servers' | 'Tracing (OpenTelemetry)' | 'Demo'
 
 export interface Variable {
   name: string
@@ -131,6 +131,12 @@ export const VARIABLES: readonly Variable[] = [
   { name: 'EVENTS_MAX_PER_PERSON', group: 'Live updates', type: 'integer', default: '20', min: 1, max: 10_000, description: 'Live channels one person (all their sessions) holds on one instance; beyond, their oldest closes, its page told why.' },
   { name: 'EVENTS_HEARTBEAT', group: 'Live updates', type: 'duration', default: '20s', min: 5_000, max: 40_000, description: 'How often an open channel says it is alive, 5 to 40 s: under the read timeout of every proxy on the way.' },
   { name: 'RATE_LIMIT_EVENTS_PER_MINUTE', group: 'Live updates', type: 'integer', default: '120', min: 1, description: 'Live channels opened per signed-in person per minute (reconnects included).' },
+
+  // --- The site's own servers ------------------------------------------------------------------
+  { name: 'ASSERTION_KEYS', group: 'The site\'s own servers', type: 'secrets', secret: true, fromFile: true, description: 'Comma list of id:base64 PKCS#8 private keys, P-256 (ES256) or Ed25519 (EdDSA), that sign the assertion GET /auth/check hands the site\'s own servers. The first signs; GET /.well-known/jwks.json serves every listed key. Rotate by adding a new key second, moving it first once verifiers have fetched the set, and dropping the old one after ASSERTION_LIFETIME. Unset: a key is made at start, so each instance\'s assertions verify only against its own set (production says so at start); `none`: no assertions. Generate: `node -e "const k=require(\'crypto\').generateKeyPairSync(\'ec\',{namedCurve:\'P-256\'}).privateKey.export({type:\'pkcs8\',format:\'der\'});console.log(\'a\'+Date.now()+\':\'+k.toString(\'base64\'))"`', guide: { title: 'Your own server', path: 'guide/own-server.md#the-keys' } },
+  { name: 'ASSERTION_AUDIENCE', group: 'The site\'s own servers', type: 'string', default: '', defaultText: 'PUBLIC_URL, with BASE_PATH', example: 'https://www.example.org', description: 'The assertion\'s `aud`: what the site\'s servers check it was made for.' },
+  { name: 'ASSERTION_LIFETIME', group: 'The site\'s own servers', type: 'duration', default: '2m', min: 30_000, max: 300_000, description: 'How long an assertion holds, 30 s to 5 min (never past the session\'s end). A check hands out a new one once the one it keeps is past half its life.' },
+  { name: 'AUTH_CHECK_CACHE', group: 'The site\'s own servers', type: 'duration', default: '5s', min: 0, max: 30_000, description: 'How long GET /auth/check keeps a session\'s answer, 0 to 30 s, so a page\'s assets do not each read the store. A session ended meanwhile is seen as ended by the check after at most this long (the browser\'s own cookie is cleared at once). 0: every check reads the store.', guide: { title: 'Your own server', path: 'guide/own-server.md#what-a-check-costs' } },
 
   // --- Tracing (OpenTelemetry) -----------------------------------------------------------------
   { name: 'OTEL_EXPORTER_OTLP_ENDPOINT', group: 'Tracing (OpenTelemetry)', type: 'url', example: 'http://otel-collector:4318', description: 'An OTLP/HTTP receiver (a collector\'s port 4318; /v1/traces is added): tracing on. Every request, sign-in, refresh, upload, relayed call, webhook and live channel is then a span, calls to the service carry the trace on, and log lines carry trace_id and span_id.', guide: { title: 'Tracing and request ids', path: 'guide/operate.md#tracing-and-request-ids' } },

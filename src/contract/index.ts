@@ -9,11 +9,13 @@ import { ApiLinks, Folder, FolderContents, MediaFile, MediaId, MediaUserInfo, OE
 import { OtherSessionsEnded, SessionEnded, SessionList, SessionListItem, SessionState, SessionUser, SignedInSession, SignedOut, SignedOutSession } from './session.js'
 import { FinishResult, UploadRegistration, UploadRegistrationOptions, UploadRegistrationRequest } from './uploads.js'
 import { LiveClosed, LiveFile, LiveReady, LiveResync, LiveSessionEnded } from './live-events.js'
+import { AssertionClaims, JwkSet, PublicJwk } from './site-servers.js'
 
 export * from './errors.js'
 export * from './live-events.js'
 export * from './media.js'
 export * from './session.js'
+export * from './site-servers.js'
 export * from './uploads.js'
 
 /** Each schema under the name it has in /docs' components and in the module's types (its title). */
@@ -22,7 +24,8 @@ export const CONTRACT: Readonly<Record<string, TSchema>> = Object.fromEntries([
   SessionUser, SignedInSession, SignedOutSession, SessionState, SignedOut, SessionListItem, SessionList, SessionEnded, OtherSessionsEnded,
   UploadRegistrationOptions, UploadRegistrationRequest, UploadRegistration, FinishResult,
   MediaId, ApiLinks, MediaFile, StoredFile, Folder, FolderContents, MediaUserInfo, ShareInfo, ShareLink, OEmbed,
-  LiveReady, LiveFile, LiveSessionEnded, LiveResync, LiveClosed
+  LiveReady, LiveFile, LiveSessionEnded, LiveResync, LiveClosed,
+  AssertionClaims, PublicJwk, JwkSet
 ].map((schema) => [titleOf(schema), schema]))
 
 function titleOf (schema: TSchema): string {

@@ -3,7 +3,8 @@
 // order every request passes (plugins/gate.ts):
 //   1. the caller's proof: the custom header and an allowed Origin for a page's script, the
 //      operators' bearer token, nothing for a navigation, a server (its own signature, read
-//      with its body) or a public file; and a limit per client address;
+//      with its body), a proxy's check (it changes nothing) or a public file; and a limit per
+//      client address;
 //   2. the session, opened with the request's count against its person's limit;
 //   3. the scopes the session's grant must hold.
 // Nothing of a session is opened, counted or touched before the proof: a refused request changes
@@ -15,9 +16,11 @@ import { PERSON_LIMITS, type LimitName } from '../rate-limits.js'
  * Who calls a route: a page's script acting with the session (`page`, the default), the browser
  * itself at the top level (`navigation`: sign-in, the callback), another server with a credential
  * of its own (`server`: the service's signed webhooks), an operator with a bearer token
- * (`operator`), or anyone, for a public resource that acts on no session (`anyone`).
+ * (`operator`), a reverse proxy asking on a browser's behalf who is signed in (`proxy`: GET
+ * /auth/check, which reads the session itself and never opens, touches or writes it), or anyone,
+ * for a public resource that acts on no session (`anyone`).
  */
-export type Caller = 'page' | 'navigation' | 'server' | 'operator' | 'anyone'
+export type Caller = 'page' | 'navigation' | 'server' | 'operator' | 'proxy' | 'anyone'
 
 /** The operators' tokens: METRICS_TOKEN for what they read, OPERATOR_TOKEN for their levers. */
 export type OperatorToken = 'metrics' | 'lever'
@@ -52,8 +55,8 @@ export interface Admission {
   replacesSession: boolean
 }
 
-const CALLERS: readonly Caller[] = ['page', 'navigation', 'server', 'operator', 'anyone']
-const PROOF = { page: 'custom-header', navigation: 'none', server: 'none', operator: 'bearer', anyone: 'none' } as const
+const CALLERS: readonly Caller[] = ['page', 'navigation', 'server', 'operator', 'proxy', 'anyone']
+const PROOF = { page: 'custom-header', navigation: 'none', server: 'none', operator: 'bearer', proxy: 'none', anyone: 'none' } as const
 
 export class DeclarationError extends Error {
   override name = 'DeclarationError'

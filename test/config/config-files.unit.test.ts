@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { FILE_VARIABLES, loadConfig, SECRET_VARIABLES, type Config } from '../../src/config/config.js'
 import { problemsOf, validEnv as valid } from '../helpers/config-env.js'
+import { testAssertionKey } from '../helpers/secrets.js'
 
 const dir = await mkdtemp(join(tmpdir(), 'media-bff-config-files-'))
 t.teardown(async () => { await rm(dir, { recursive: true, force: true }) })
@@ -19,6 +20,8 @@ const file = async (text: string): Promise<string> => {
   return path
 }
 
+const assertionKey = testAssertionKey('file1')
+
 /** For each variable a file may give: a value to write, and where the configuration shows it. */
 const examples: Record<string, { value: string, seen: (config: Config) => unknown, expected: unknown, env?: Record<string, string> }> = {
   SESSION_SECRETS: { value: 'from-a-file-'.repeat(3), seen: (config) => config.session.secrets, expected: ['from-a-file-'.repeat(3)] },
@@ -27,6 +30,7 @@ const examples: Record<string, { value: string, seen: (config: Config) => unknow
   METRICS_TOKEN: { value: 'm'.repeat(40), seen: (config) => config.metricsToken, expected: 'm'.repeat(40) },
   OPERATOR_TOKEN: { value: 'o'.repeat(40), seen: (config) => config.operatorToken, expected: 'o'.repeat(40) },
   WEBHOOK_KEYS: { value: 'w'.repeat(20), seen: (config) => config.webhooks.keys.get('default'), expected: ['w'.repeat(20)] },
+  ASSERTION_KEYS: { value: assertionKey, seen: (config) => config.assertions.keys.map((key) => key.id), expected: ['file1'] },
   REDIS_URL: { value: 'redis://:pass-word@redis.internal:6379/2', seen: (config) => config.redisUrl, expected: 'redis://:pass-word@redis.internal:6379/2' },
   REDIS_PASSWORD: { value: 'pass-word', seen: (config) => config.redisUrl, expected: 'redis://:pass-word@redis.internal:6379/2', env: { REDIS_URL: 'redis://redis.internal:6379/2' } }
 }

@@ -2,6 +2,7 @@ import t from 'tap'
 import { loadConfig } from '../../src/config/config.js'
 import { passwordOf, parseRedisUrl } from '../../src/store/redis-url.js'
 import { problemsOf, validEnv as valid } from '../helpers/config-env.js'
+import { testAssertionKey } from '../helpers/secrets.js'
 
 t.test('a valid configuration loads with the documented defaults', async (t) => {
   const config = loadConfig(valid)
@@ -193,23 +194,25 @@ t.test('production: a correct configuration loads', async (t) => {
   }
 })
 
-t.test('production names what it runs without (TRUST_PROXY, METRICS_TOKEN, REDIS_URL), unless it is none on purpose', async (t) => {
+t.test('production names what it runs without (TRUST_PROXY, METRICS_TOKEN, REDIS_URL, ASSERTION_KEYS), unless it is none on purpose', async (t) => {
   const warningsOf = (env: Record<string, string>): readonly string[] => [...loadConfig(env).warnings].sort()
   const { TRUST_PROXY: _proxy, ...withoutProxy } = production
   t.match(warningsOf(withoutProxy), [
+    /^ASSERTION_KEYS: is unset: assertions for the site's own servers are signed with a key this instance made at start, so they do not verify against another replica's .* set it to none when no server of the site reads assertions/,
     /^METRICS_TOKEN: is unset: GET \/metrics and GET \/docs answer anyone who reaches this instance\. Set a token, or set it to none/,
     /^REDIS_URL: is unset: sessions, grants and locks live in this process's memory, so a second replica cannot see them .* set it to none for a single instance/,
     /^TRUST_PROXY: is unset: no proxy's X-Forwarded-\* is believed, so behind a reverse proxy every client has the proxy's address .* set it to none when clients reach media-bff directly \(NODE_ENV=production\)\.$/
   ], 'each named, with what it costs and how to say it is meant')
-  t.equal(warningsOf(withoutProxy).length, 3)
-  const meant = { ...withoutProxy, TRUST_PROXY: 'none', METRICS_TOKEN: 'none', REDIS_URL: 'none' }
+  t.equal(warningsOf(withoutProxy).length, 4)
+  const meant = { ...withoutProxy, TRUST_PROXY: 'none', METRICS_TOKEN: 'none', REDIS_URL: 'none', ASSERTION_KEYS: 'none' }
   t.same(warningsOf(meant), [], 'none: left out on purpose, nothing to say')
   const config = loadConfig(meant)
   t.same(config.trustProxy, [], 'none is no proxy')
   t.equal(config.metricsToken, undefined, 'none is no token')
   t.equal(config.redisUrl, undefined, 'none is memory')
-  t.same(warningsOf({ ...meant, TRUST_PROXY: '10.0.0.5', METRICS_TOKEN: 'm'.repeat(32), REDIS_URL: 'redis://redis:6379' }), [], 'set: nothing to say')
-  t.same(warningsOf({ ...withoutProxy, NODE_ENV: 'development' }), [], 'outside production, the local demo runs without all three')
+  t.same(config.assertions.keys, [], 'none is no assertions')
+  t.same(warningsOf({ ...meant, TRUST_PROXY: '10.0.0.5', METRICS_TOKEN: 'm'.repeat(32), REDIS_URL: 'redis://redis:6379', ASSERTION_KEYS: testAssertionKey() }), [], 'set: nothing to say')
+  t.same(warningsOf({ ...withoutProxy, NODE_ENV: 'development' }), [], 'outside production, the local demo runs without all four')
   t.same(problemsOf({ ...meant, REDIS_PASSWORD: 'two' }), ['REDIS_PASSWORD: is only used with REDIS_URL'], 'REDIS_URL=none is no Redis for everything that reads it')
   t.match(problemsOf({ ...meant, TRUST_PROXY: 'none,10.0.0.5' }), [/^TRUST_PROXY: "none" is not an IP address/], 'none alone, never in a list')
 })

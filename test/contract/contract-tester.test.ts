@@ -381,6 +381,7 @@ async function existingValues (t: Test, built: Built, send: Send) {
       const withBody = (body: Record<string, unknown>): Input => ({ ...made, body: { type: 'application/json', text: JSON.stringify(body) } })
       switch (operation.operationId) {
         case 'startSignIn': return { ...made, query: { return_to: '/back' } }
+        case 'checkSignedIn': return { ...made, query: { scope: 'upload' } }
         case 'finishSignIn': return { ...made, ...await walked() }
         case 'registerUpload': return withBody({ folder_id: 0, title: 'A clip' })
         case 'createFolder': case 'renameFolder': return withBody({ name: `a folder ${randomBytes(4).toString('hex')}` })

@@ -37,6 +37,6 @@ t.test('a declaration that does not hold together stops the start, every problem
   t.match(refused({ caller: 'operator' }), /an operators' route names its token/)
   t.match(refused({ caller: 'page', operators: 'lever' }), /an operators' route names its token/)
   t.match(refused({ caller: 'operator', operators: 'metrics', touchesSession: false }), /a call whose caller is operator has no session to touch or replace/)
-  t.match(refused({ caller: 'robot' as 'page' }), /caller "robot" is none of page, navigation, server, operator, anyone/)
+  t.match(refused({ caller: 'robot' as 'page' }), /caller "robot" is none of page, navigation, server, operator, proxy, anyone/)
   t.match(refused({ caller: 'server', scopes: [], limit: 'api' }), /limit "api" counts per person.*; scopes need/, 'all at once')
 })

@@ -1,0 +1,105 @@
+// What the site's own servers are told of who is signed in (docs/guide/own-server.md): GET
+// /auth/check answers a reverse proxy's sub-request (nginx auth_request, Envoy Gateway's extAuth,
+// Traefik's ForwardAuth) with the person's identity and a signed assertion, and GET
+// /.well-known/jwks.json serves the keys that verify it. Thin: the answer is worked out in
+// src/auth-check/.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@fastify/type-provider-typebox'
+import { AppError, loginUrl } from '../src/errors.js'
+import { parseScopes } from '../src/scopes.js'
+import { scopeRefusal } from '../src/oauth/scope-check.js'
+import { assertionSigner } from '../src/auth-check/assertions.js'
+import { jwksOf, makeAssertionKey } from '../src/auth-check/assertion-keys.js'
+import { createChecks } from '../src/auth-check/checks.js'
+import { identityHeaders, LOGIN_HEADER } from '../src/auth-check/identity-headers.js'
+import { returnTargetOf } from '../src/auth-check/original-request.js'
+import { trustedPeer } from '../src/trusted-peer.js'
+import { empty, header, json, refusals } from './responses.js'
+import { SESSION_IF_ANY } from './schemas.js'
+import { ErrorBody, JwkSet } from '../src/contract/index.js'
+
+const CheckQuery = Type.Object({
+  scope: Type.Optional(Type.String({ maxLength: 256, description: 'Space-separated scopes the person must hold for the page asked about' }))
+})
+
+const IDENTITY = (description: string): ReturnType<typeof header> => header(Type.String({ description }))
+const LOGIN = header(Type.String({ format: 'uri', description: 'Where the proxy\'s error page sends the browser: the sign-in (401) or the consent (403), bringing the person back to the page asked about when a proxy of TRUST_PROXY named it' }))
+/** The JWK Set changes only with a restart (ASSERTION_KEYS): verifiers may keep it a while. */
+const JWKS_MAX_AGE_S = 300
+
+const routes: FastifyPluginAsyncTypebox = async (app) => {
+  const { config } = app
+  const assertions = config.keysMadeAtStart ? { ...config.assertions, keys: [makeAssertionKey(`made-at-start-${Date.now().toString(36)}`)] } : config.assertions
+  const checks = createChecks({
+    read: async (sid) => {
+      const found = await app.sessions.look(sid)
+      if (found === undefined || !config.tenants.has(found.grant.grant.tenant)) return undefined
+      const { signedIn, grant: { grant } } = found
+      return {
+        subject: { userId: signedIn.user.id, name: signedIn.user.name, email: signedIn.user.email, tenant: grant.tenant, scopes: grant.scopes, handle: signedIn.handle, authenticatedAt: signedIn.authenticatedAt },
+        deniedScopes: signedIn.deniedScopes,
+        endsAt: signedIn.endsAt
+      }
+    },
+    sign: assertionSigner(assertions),
+    keepMs: config.checkKeepMs,
+    now: app.clock
+  })
+  const fromTrustedProxy = trustedPeer(config.trustProxy)
+  const site = { publicOrigin: config.publicOrigin, siteOrigins: new Set([config.publicOrigin, ...config.allowedOrigins]) }
+  const signInUrl = `${config.publicOrigin}${loginUrl(config.basePath)}`
+  const jwks = JSON.stringify(jwksOf(assertions.keys))
+
+  app.get('/auth/check', {
+    schema: {
+      tags: ['auth'],
+      operationId: 'checkSignedIn',
+      summary: 'Who is signed in, for a reverse proxy\'s sub-request (nginx auth_request, extAuth, ForwardAuth); never a token, never the cookie',
+      security: SESSION_IF_ANY,
+      querystring: CheckQuery,
+      response: {
+        204: empty('Signed in, with the scopes asked for: who, as headers for the site\'s server, and the signed assertion', {
+          'X-Auth-Request-User': IDENTITY('The person\'s id at the media service (when it said); percent-encoded unless plain ASCII'),
+          'X-Auth-Request-Email': IDENTITY('Their e-mail (when the service said)'),
+          'X-Auth-Request-Tenant': header(Type.String({ description: 'The tenant they signed in to' }), true),
+          'X-Auth-Request-Scopes': IDENTITY('The scopes their grant holds, space-separated'),
+          'X-Media-Bff-Assertion': IDENTITY('A JWT (ES256 or EdDSA, GET /.well-known/jwks.json) of at most ASSERTION_LIFETIME: iss, aud, sub, tenant, scope, auth_time, sid; absent with ASSERTION_KEYS=none'),
+          'Cache-Control': header(Type.String({ const: 'no-store', description: 'Never kept by a cache on the way' }), true)
+        }),
+        ...refusals({ validated: ['the query'], own: { 400: ['`invalid_request`: `scope` names a scope this site does not ask for (`known_scopes` lists those)'] } }),
+        401: json(ErrorBody, '`login_required` (with `login_url`): nobody is signed in with this browser\'s cookie, or their session or grant has ended', { 'X-Media-Bff-Login': LOGIN }),
+        403: json(ErrorBody, '`insufficient_scope` (with `reauthorize_url`): the grant lacks a scope of `scope` the person may still give; `scope_not_granted`: a re-authorization came back without it', { 'X-Media-Bff-Login': LOGIN }),
+      }
+    },
+    config: { caller: 'proxy' }
+  }, async (request, reply) => {
+    const required = parseScopes(request.query.scope)
+    const unknown = required.filter((scope) => !app.requestableScopes.has(scope))
+    if (unknown.length > 0) {
+      throw new AppError('invalid_request', `This site does not ask for the scope ${unknown.join(', ')}.`, { details: { field: 'scope', known_scopes: [...app.requestableScopes] } })
+    }
+    const answer = await checks.check(app.sessions.sidAsked(request), required)
+    reply.header('cache-control', 'no-store')
+    if (answer.kind === 'signed_in') return await reply.code(204).headers(identityHeaders(answer.subject, answer.assertion)).send()
+    const returnTo = returnTargetOf({ headers: request.headers, protocol: request.protocol, fromTrustedProxy: fromTrustedProxy(request.socket.remoteAddress) }, site)
+    const signIn = (scopes?: readonly string[]): string => `${signInUrl}?${new URLSearchParams({ ...(scopes === undefined ? {} : { scope: scopes.join(' ') }), return_to: returnTo }).toString()}`
+    if (answer.kind === 'signed_out') {
+      reply.header(LOGIN_HEADER, signIn())
+      throw new AppError('login_required', 'Please sign in.', { details: { login_url: signIn() } })
+    }
+    if (answer.verdict.kind === 'insufficient_scope') reply.header(LOGIN_HEADER, signIn(answer.verdict.reauthorizeScopes))
+    throw scopeRefusal(answer.verdict, signIn)
+  })
+
+  app.get('/.well-known/jwks.json', {
+    schema: {
+      tags: ['auth'],
+      operationId: 'getAssertionKeys',
+      summary: 'The public keys that verify the assertions of GET /auth/check (a JWK Set)',
+      response: { 200: json(JwkSet, 'Every key of ASSERTION_KEYS, the one that signs first; empty with ASSERTION_KEYS=none', { 'Cache-Control': header(Type.String({ description: `public, max-age=${JWKS_MAX_AGE_S}` }), true) }), ...refusals({}) }
+    },
+    config: { caller: 'anyone' }
+  }, async (_request, reply) => await reply.header('cache-control', `public, max-age=${JWKS_MAX_AGE_S}`).type('application/json; charset=utf-8').send(jwks))
+}
+
+export default routes

@@ -1,0 +1,119 @@
+// GET /auth/check as a reverse proxy's sub-request meets it, against the emulator: signed out
+// (where to sign in), signed in (who, and an assertion that verifies against the JWK Set with a
+// standard JWT library), a scope missing, forwarded headers believed only from TRUST_PROXY, and
+// nothing of a token or the cookie in any answer or log line.
+import t from 'tap'
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
+import { Value } from 'typebox/value'
+import { startStack } from '../helpers/bff.js'
+import { signIn } from '../helpers/sign-in.js'
+import { AssertionClaims } from '../../src/contract/index.js'
+import { testAssertionKey } from '../helpers/secrets.js'
+
+const keys = [testAssertionKey('k2'), testAssertionKey('k1', 'ed25519')]
+
+t.test('signed out, signed in, a scope missing; the assertion verifies', async (t) => {
+  const { bff, close } = await startStack({ env: { ASSERTION_KEYS: keys.join(','), ASSERTION_AUDIENCE: 'https://site.example' } })
+  t.teardown(close)
+  const proxy = bff.browser()
+
+  const out = await proxy.navigate('/auth/check')
+  t.equal(out.status, 401)
+  t.equal(out.json().error, 'login_required')
+  t.equal(out.headers['x-media-bff-login'], `${bff.url}/auth/login?return_to=%2F`, 'where to sign in, absolute, back to the root (no trusted proxy named a page)')
+  t.equal(out.json().login_url, out.headers['x-media-bff-login'])
+  t.equal(out.headers['cache-control'], 'no-store')
+
+  await signIn(proxy)
+  const cookie = proxy.cookieHeader() ?? ''
+  const checked = await proxy.navigate('/auth/check')
+  t.equal(checked.status, 204)
+  t.equal(checked.headers['x-auth-request-user'], '1')
+  t.equal(checked.headers['x-auth-request-email'], 'alice@example.test')
+  t.equal(checked.headers['x-auth-request-tenant'], 'default')
+  t.equal(checked.headers['x-auth-request-scopes'], 'basic user.info')
+  t.equal(checked.headers['set-cookie'], undefined, 'a check sets no cookie')
+  const jwt = String(checked.headers['x-media-bff-assertion'])
+  t.match(decodeProtectedHeader(jwt), { alg: 'ES256', kid: 'k2', typ: 'JWT' }, 'signed by the first key')
+
+  const jwks = await proxy.navigate('/.well-known/jwks.json')
+  t.equal(jwks.status, 200)
+  t.match(jwks.headers['cache-control'], /^public, max-age=\d+$/)
+  t.same(jwks.json().keys.map((key: { kid: string, alg: string }) => [key.kid, key.alg]), [['k2', 'ES256'], ['k1', 'EdDSA']], 'every key served, in order')
+  t.notOk(JSON.stringify(jwks.json()).includes('"d"'), 'no private part')
+  const { payload } = await jwtVerify(jwt, createLocalJWKSet(jwks.json()), { issuer: bff.url, audience: 'https://site.example', algorithms: ['ES256', 'EdDSA'] })
+  t.ok(Value.Check(AssertionClaims, payload), 'the claims as the contract declares them')
+  t.match(payload, { sub: '1', email: 'alice@example.test', tenant: 'default', scope: 'basic user.info' })
+  t.ok((payload.exp ?? 0) - (payload.iat ?? 0) <= 120, 'ASSERTION_LIFETIME: two minutes by default')
+  const sessions = (await proxy.get('/auth/sessions')).json()
+  t.equal(payload.sid, sessions.sessions[0].id, 'sid is the session\'s id as its person\'s list shows it')
+
+  const missing = await proxy.navigate('/auth/check?scope=upload')
+  t.equal(missing.status, 403)
+  t.equal(missing.json().error, 'insufficient_scope')
+  t.same(missing.json().required_scopes, ['upload'])
+  const consent = new URL(String(missing.headers['x-media-bff-login']))
+  t.equal(consent.searchParams.get('scope'), 'basic user.info upload')
+  t.equal(missing.json().reauthorize_url, consent.href)
+
+  const unknown = await proxy.navigate('/auth/check?scope=admin')
+  t.equal(unknown.status, 400)
+  t.equal(unknown.json().error, 'invalid_request')
+
+  const forged = await bff.browser({ cookie: cookie.replace(/\.[^.;]+(;|$)/, '.forged$1') }).navigate('/auth/check')
+  t.equal(forged.status, 401, 'a cookie whose signature fails is nobody')
+
+  for (const answer of [out, checked, missing, unknown, jwks]) {
+    const text = `${JSON.stringify(answer.headers)}${answer.text}`
+    t.notOk(text.includes(cookie.split('=')[1] ?? '-'), 'never the cookie')
+  }
+  t.notOk(bff.logs.join('').includes(cookie.split('=')[1] ?? '-'), 'the cookie in no log line')
+})
+
+t.test('a page\'s address comes back only from a trusted proxy', async (t) => {
+  const forwarded = { 'x-forwarded-uri': '/editors/draft?id=7', 'x-forwarded-method': 'GET', 'x-forwarded-host': 'evil.example' }
+  const untrusted = await startStack({})
+  t.teardown(untrusted.close)
+  const direct = await untrusted.bff.browser().navigate('/auth/check', { 'x-forwarded-uri': '/editors/draft?id=7' })
+  t.equal(new URL(String(direct.headers['x-media-bff-login'])).searchParams.get('return_to'), '/', 'an untrusted peer names no page')
+
+  const trusted = await startStack({ env: { TRUST_PROXY: 'loopback', ALLOWED_ORIGINS: 'http://localhost:8080' } })
+  t.teardown(trusted.close)
+  const returnTo = async (headers: Record<string, string>): Promise<string | null> => {
+    const answer = await trusted.bff.browser().navigate('/auth/check', headers)
+    return new URL(String(answer.headers['x-media-bff-login'])).searchParams.get('return_to')
+  }
+  t.equal(await returnTo({ 'x-forwarded-uri': '/editors/draft?id=7' }), '/editors/draft?id=7', 'the page asked about')
+  const host = new URL(trusted.bff.url).host
+  t.equal(await returnTo({ 'x-forwarded-uri': '/editors/draft?id=7', 'x-forwarded-host': host }), '/editors/draft?id=7', 'on PUBLIC_URL: a path')
+  t.equal(await returnTo({ 'x-forwarded-uri': '/a', 'x-forwarded-host': 'localhost:8080' }), 'http://localhost:8080/a', 'an allowed origin: its URL')
+  t.equal(await returnTo(forwarded), '/', 'a host that is not the site\'s')
+  t.equal(await returnTo({ ...forwarded, 'x-forwarded-host': host, 'x-forwarded-method': 'POST' }), '/', 'a POST cannot be repeated')
+  t.equal(await returnTo({ 'x-forwarded-uri': '//evil.example/x' }), '/', 'a path that leaves the site')
+  t.equal(await returnTo({ 'x-forwarded-uri': 'https://evil.example/x' }), '/', 'an absolute URL')
+})
+
+t.test('ASSERTION_KEYS unset: a key made at start signs, and this instance serves it', async (t) => {
+  const { bff, close } = await startStack({})
+  t.teardown(close)
+  const proxy = bff.browser()
+  await signIn(proxy)
+  const jwt = String((await proxy.navigate('/auth/check')).headers['x-media-bff-assertion'])
+  const jwks = (await proxy.navigate('/.well-known/jwks.json')).json()
+  t.equal(jwks.keys.length, 1)
+  t.match(jwks.keys[0], { kid: /^made-at-start-/, alg: 'ES256' })
+  const { payload } = await jwtVerify(jwt, createLocalJWKSet(jwks), { issuer: bff.url, audience: bff.url })
+  t.equal(payload.sub, '1')
+})
+
+t.test('ASSERTION_KEYS=none: the identity without an assertion, an empty key set', async (t) => {
+  const { bff, close } = await startStack({ env: { ASSERTION_KEYS: 'none' } })
+  t.teardown(close)
+  const proxy = bff.browser()
+  await signIn(proxy)
+  const checked = await proxy.navigate('/auth/check')
+  t.equal(checked.status, 204)
+  t.equal(checked.headers['x-auth-request-user'], '1')
+  t.equal(checked.headers['x-media-bff-assertion'], undefined)
+  t.same((await proxy.navigate('/.well-known/jwks.json')).json(), { keys: [] })
+})
