@@ -12,9 +12,10 @@ import { assertionSigner } from '../src/auth-check/assertions.js'
 import { jwksOf, makeAssertionKey } from '../src/auth-check/assertion-keys.js'
 import { createChecks } from '../src/auth-check/checks.js'
 import { identityHeaders, LOGIN_HEADER } from '../src/auth-check/identity-headers.js'
-import { returnTargetOf } from '../src/auth-check/original-request.js'
+import { forwardedOriginal, returnTargetOf, type Original } from '../src/auth-check/original-request.js'
 import { trustedPeer } from '../src/trusted-peer.js'
-import { empty, header, json, refusals } from './responses.js'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { empty, header, json, redirect, refusals } from './responses.js'
 import { SESSION_IF_ANY } from './schemas.js'
 import { ErrorBody, JwkSet } from '../src/contract/index.js'
 
@@ -22,8 +23,19 @@ const CheckQuery = Type.Object({
   scope: Type.Optional(Type.String({ maxLength: 256, description: 'Space-separated scopes the person must hold for the page asked about' }))
 })
 
-const IDENTITY = (description: string): ReturnType<typeof header> => header(Type.String({ description }))
+/** The browser's session: the check answers who it is, and 401 without one. */
+const SESSION = [{ sessionCookie: [] }]
+const IDENTITY = (description: string): ReturnType<typeof header> => header(Type.String({ description }), true)
 const LOGIN = header(Type.String({ format: 'uri', description: 'Where the proxy\'s error page sends the browser: the sign-in (401) or the consent (403), bringing the person back to the page asked about when a proxy of TRUST_PROXY named it' }))
+const SIGNED_IN = empty('Signed in, with the scopes asked for: who, as headers for the site\'s server (each always sent, empty when there is nothing to say), and the signed assertion', {
+  'X-Auth-Request-User': IDENTITY('The person\'s id at the media service (empty when it never said); percent-encoded unless plain ASCII'),
+  'X-Auth-Request-Email': IDENTITY('Their e-mail (empty when the service never said)'),
+  'X-Auth-Request-Tenant': IDENTITY('The tenant they signed in to'),
+  'X-Auth-Request-Scopes': IDENTITY('The scopes their grant holds, space-separated'),
+  'X-Media-Bff-Assertion': IDENTITY('A JWT (ES256 or EdDSA, GET /.well-known/jwks.json) of at most ASSERTION_LIFETIME: iss, aud, sub, tenant, scope, auth_time, sid; empty with ASSERTION_KEYS=none'),
+  'Cache-Control': header(Type.String({ const: 'no-store', description: 'Never kept by a cache on the way' }), true)
+})
+
 /** The JWK Set changes only with a restart (ASSERTION_KEYS): verifiers may keep it a while. */
 const JWKS_MAX_AGE_S = 300
 
@@ -50,45 +62,77 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const signInUrl = `${config.publicOrigin}${loginUrl(config.basePath)}`
   const jwks = JSON.stringify(jwksOf(assertions.keys))
 
-  app.get('/auth/check', {
-    schema: {
-      tags: ['auth'],
-      operationId: 'checkSignedIn',
-      summary: 'Who is signed in, for a reverse proxy\'s sub-request (nginx auth_request, extAuth, ForwardAuth); never a token, never the cookie',
-      security: SESSION_IF_ANY,
-      querystring: CheckQuery,
-      response: {
-        204: empty('Signed in, with the scopes asked for: who, as headers for the site\'s server, and the signed assertion', {
-          'X-Auth-Request-User': IDENTITY('The person\'s id at the media service (when it said); percent-encoded unless plain ASCII'),
-          'X-Auth-Request-Email': IDENTITY('Their e-mail (when the service said)'),
-          'X-Auth-Request-Tenant': header(Type.String({ description: 'The tenant they signed in to' }), true),
-          'X-Auth-Request-Scopes': IDENTITY('The scopes their grant holds, space-separated'),
-          'X-Media-Bff-Assertion': IDENTITY('A JWT (ES256 or EdDSA, GET /.well-known/jwks.json) of at most ASSERTION_LIFETIME: iss, aud, sub, tenant, scope, auth_time, sid; absent with ASSERTION_KEYS=none'),
-          'Cache-Control': header(Type.String({ const: 'no-store', description: 'Never kept by a cache on the way' }), true)
-        }),
-        ...refusals({ validated: ['the query'], own: { 400: ['`invalid_request`: `scope` names a scope this site does not ask for (`known_scopes` lists those)'] } }),
-        401: json(ErrorBody, '`login_required` (with `login_url`): nobody is signed in with this browser\'s cookie, or their session or grant has ended', { 'X-Media-Bff-Login': LOGIN }),
-        403: json(ErrorBody, '`insufficient_scope` (with `reauthorize_url`): the grant lacks a scope of `scope` the person may still give; `scope_not_granted`: a re-authorization came back without it', { 'X-Media-Bff-Login': LOGIN }),
-      }
-    },
-    config: { caller: 'proxy' }
-  }, async (request, reply) => {
-    const required = parseScopes(request.query.scope)
+  /**
+   * The check's answer. `original`: the page asked about; `navigation`: the refusal goes to the
+   * browser as it is (Envoy's ext_authz passes it on), so a page's GET is sent on to sign in.
+   */
+  const answer = async (request: FastifyRequest, reply: FastifyReply, required: readonly string[], original: Original, navigation: boolean): Promise<FastifyReply> => {
     const unknown = required.filter((scope) => !app.requestableScopes.has(scope))
     if (unknown.length > 0) {
       throw new AppError('invalid_request', `This site does not ask for the scope ${unknown.join(', ')}.`, { details: { field: 'scope', known_scopes: [...app.requestableScopes] } })
     }
-    const answer = await checks.check(app.sessions.sidAsked(request), required)
+    const checked = await checks.check(app.sessions.sidAsked(request), required)
     reply.header('cache-control', 'no-store')
-    if (answer.kind === 'signed_in') return await reply.code(204).headers(identityHeaders(answer.subject, answer.assertion)).send()
-    const returnTo = returnTargetOf({ headers: request.headers, protocol: request.protocol, fromTrustedProxy: fromTrustedProxy(request.socket.remoteAddress) }, site)
+    if (checked.kind === 'signed_in') return await reply.code(204).headers(identityHeaders(checked.subject, checked.assertion)).send()
+    const trusted = fromTrustedProxy(request.socket.remoteAddress)
+    const returnTo = returnTargetOf(trusted ? original : undefined, request.protocol, site)
     const signIn = (scopes?: readonly string[]): string => `${signInUrl}?${new URLSearchParams({ ...(scopes === undefined ? {} : { scope: scopes.join(' ') }), return_to: returnTo }).toString()}`
-    if (answer.kind === 'signed_out') {
-      reply.header(LOGIN_HEADER, signIn())
-      throw new AppError('login_required', 'Please sign in.', { details: { login_url: signIn() } })
+    const where = checked.kind === 'signed_out' ? signIn() : checked.verdict.kind === 'insufficient_scope' ? signIn(checked.verdict.reauthorizeScopes) : undefined
+    if (where !== undefined && navigation && (request.method === 'GET' || request.method === 'HEAD')) return await reply.redirect(where, 302)
+    if (where !== undefined) reply.header(LOGIN_HEADER, where)
+    if (checked.kind === 'signed_out') throw new AppError('login_required', 'Please sign in.', { details: { login_url: signIn() } })
+    throw scopeRefusal(checked.verdict, signIn)
+  }
+
+  app.get('/auth/check', {
+    schema: {
+      tags: ['auth'],
+      operationId: 'checkSignedIn',
+      summary: 'Who is signed in, for a reverse proxy\'s sub-request (nginx auth_request, Traefik ForwardAuth); never a token, never the cookie',
+      security: SESSION,
+      querystring: CheckQuery,
+      response: {
+        204: SIGNED_IN,
+        ...refusals({ validated: ['the query'], own: { 400: ['`invalid_request`: `scope` names a scope this site does not ask for (`known_scopes` lists those)'] } }),
+        401: json(ErrorBody, '`login_required` (with `login_url`): nobody is signed in with this browser\'s cookie, or their session or grant has ended', { 'X-Media-Bff-Login': LOGIN }),
+        403: json(ErrorBody, '`insufficient_scope` (with `reauthorize_url`): the grant lacks a scope of `scope` the person may still give; `scope_not_granted`: a re-authorization came back without it', { 'X-Media-Bff-Login': LOGIN })
+      }
+    },
+    config: { caller: 'proxy' }
+  }, async (request, reply) => await answer(request, reply, parseScopes(request.query.scope), forwardedOriginal(request.headers), false))
+
+  // Envoy's ext_authz sends the request it asks about: its method, its headers (those the
+  // SecurityPolicy lets through: the cookie) and its path after this one, no body. Whatever body
+  // such a call might carry is left unread.
+  await app.register(async (envoy) => {
+    envoy.removeAllContentTypeParsers()
+    envoy.addContentTypeParser('*', { bodyLimit: 1 }, (_request, _payload, done) => { done(null) })
+    // A HEAD is the GET's (Fastify answers it with the GET's route).
+    for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const) {
+      envoy.route({
+        method,
+        url: '/auth/check/*',
+        schema: {
+          tags: ['auth'],
+          operationId: `checkSignedInFor${method.charAt(0)}${method.slice(1).toLowerCase()}`,
+          summary: `The check as Envoy's ext_authz (Envoy Gateway's extAuth) asks it for a ${method}: the request asked about, its path after /auth/check${method === 'GET' ? ' (and a HEAD); refused, the browser is sent on to sign in' : ''}`,
+          // A page's GET refused is a redirect, not the contract's login_required.
+          security: method === 'GET' ? SESSION_IF_ANY : SESSION,
+          response: {
+            204: SIGNED_IN,
+            ...(method === 'GET'
+              ? { 302: redirect('Signed out, or without a scope the person may give: on to the sign-in (or the consent), and back to the page', 'The sign-in (or consent) URL') }
+              : { 401: json(ErrorBody, '`login_required` (with `login_url`)', { 'X-Media-Bff-Login': LOGIN }) }),
+            ...refusals({ own: { 403: ['`scope_not_granted`: the account lacks a scope the page needs'] } })
+          }
+        },
+        config: { caller: 'proxy' },
+        handler: async (request, reply) => {
+          const uri = request.url.slice(`${config.basePath}/auth/check`.length)
+          return await answer(request, reply, [], { uri, method: request.method, host: request.host }, true)
+        }
+      })
     }
-    if (answer.verdict.kind === 'insufficient_scope') reply.header(LOGIN_HEADER, signIn(answer.verdict.reauthorizeScopes))
-    throw scopeRefusal(answer.verdict, signIn)
   })
 
   app.get('/.well-known/jwks.json', {

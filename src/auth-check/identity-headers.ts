@@ -1,8 +1,10 @@
 // The headers a check's 2xx carries to the proxy, which hands them to the site's server
-// (X-Auth-Request-*, as oauth2-proxy names them, and the assertion). Their values come from the
+// (X-Auth-Request-*, as oauth2-proxy names them, and the assertion). Every one is always sent,
+// empty when there is nothing to say: a proxy that copies them onto the request (Envoy's
+// ext_authz) then replaces whatever a client sent under those names. Their values come from the
 // media service (a name, an e-mail): a header takes visible ASCII only, so anything else is
-// percent-encoded, and a value too long for a header is left out rather than cut. The assertion
-// carries every value as it is.
+// percent-encoded, and a value too long for a header is left empty rather than cut. The
+// assertion carries every value as it is.
 import type { Assertion, Subject } from './assertions.js'
 
 export const ASSERTION_HEADER = 'x-media-bff-assertion'
@@ -13,19 +15,19 @@ export const LOGIN_HEADER = 'x-media-bff-login'
 const MAX_VALUE = 1024
 const PLAIN = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/
 
+/** The headers a signed-in check answers with, each always there (src/contract/site-servers.ts). */
+export const IDENTITY_HEADERS = ['x-auth-request-user', 'x-auth-request-email', 'x-auth-request-tenant', 'x-auth-request-scopes', ASSERTION_HEADER] as const
+
 /** The identity headers of a signed-in check. */
-export function identityHeaders (subject: Subject, assertion: Assertion | undefined): Record<string, string> {
-  const headers: Record<string, string> = {}
-  const put = (name: string, value: string | undefined): void => {
-    const safe = value === undefined ? undefined : headerValue(value)
-    if (safe !== undefined) headers[name] = safe
+export function identityHeaders (subject: Subject, assertion: Assertion | undefined): Record<typeof IDENTITY_HEADERS[number], string> {
+  const value = (text: string | undefined): string => text === undefined ? '' : headerValue(text) ?? ''
+  return {
+    'x-auth-request-user': value(subject.userId),
+    'x-auth-request-email': value(subject.email),
+    'x-auth-request-tenant': value(subject.tenant),
+    'x-auth-request-scopes': value(subject.scopes.join(' ')),
+    [ASSERTION_HEADER]: assertion?.jwt ?? ''
   }
-  put('x-auth-request-user', subject.userId)
-  put('x-auth-request-email', subject.email)
-  put('x-auth-request-tenant', subject.tenant)
-  put('x-auth-request-scopes', subject.scopes.join(' '))
-  if (assertion !== undefined) headers[ASSERTION_HEADER] = assertion.jwt
-  return headers
 }
 
 /** The value as a header can carry it: as it is when plain, else percent-encoded; undefined when too long or empty. */

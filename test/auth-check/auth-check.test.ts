@@ -93,6 +93,29 @@ t.test('a page\'s address comes back only from a trusted proxy', async (t) => {
   t.equal(await returnTo({ 'x-forwarded-uri': 'https://evil.example/x' }), '/', 'an absolute URL')
 })
 
+t.test('as Envoy\'s ext_authz asks: the request itself, its path after /auth/check', async (t) => {
+  const { bff, close } = await startStack({ env: { TRUST_PROXY: 'loopback' } })
+  t.teardown(close)
+  const envoy = bff.browser()
+  const page = await envoy.navigate('/auth/check/editors/drafts?id=7')
+  t.equal(page.status, 302, 'a page\'s GET, signed out: on to the sign-in, which Envoy passes to the browser')
+  t.equal(new URL(page.location ?? '').searchParams.get('return_to'), '/editors/drafts?id=7')
+  const save = await envoy.fetch('POST', '/auth/check/editors/save', { headers: { 'content-type': 'application/json' } })
+  t.equal(save.status, 401, 'any other method: the refusal, no redirect')
+  t.equal(save.json().error, 'login_required')
+  t.equal(new URL(String(save.headers['x-media-bff-login'])).searchParams.get('return_to'), '/', 'a POST is not come back to')
+  await signIn(envoy)
+  for (const [method, body] of [['GET', undefined], ['HEAD', undefined], ['POST', ''], ['DELETE', '{"ignored":true}']] as const) {
+    const checked = await envoy.fetch(method, '/auth/check/editors/x', { headers: body === undefined ? {} : { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body }) })
+    t.equal(checked.status, 204, `${method}: signed in`)
+    t.equal(checked.headers['x-auth-request-user'], '1')
+  }
+  const untrusted = await startStack({})
+  t.teardown(untrusted.close)
+  const answer = await untrusted.bff.browser().navigate('/auth/check/editors/drafts')
+  t.equal(new URL(answer.location ?? '').searchParams.get('return_to'), '/', 'from a peer not in TRUST_PROXY, no page is believed')
+})
+
 t.test('ASSERTION_KEYS unset: a key made at start signs, and this instance serves it', async (t) => {
   const { bff, close } = await startStack({})
   t.teardown(close)
@@ -114,6 +137,6 @@ t.test('ASSERTION_KEYS=none: the identity without an assertion, an empty key set
   const checked = await proxy.navigate('/auth/check')
   t.equal(checked.status, 204)
   t.equal(checked.headers['x-auth-request-user'], '1')
-  t.equal(checked.headers['x-media-bff-assertion'], undefined)
+  t.equal(checked.headers['x-media-bff-assertion'], '', 'sent empty: a proxy copying it replaces a client\'s')
   t.same((await proxy.navigate('/.well-known/jwks.json')).json(), { keys: [] })
 })

@@ -111,8 +111,12 @@ t.test('the security schemes: the session cookie, X-CSRF and the operators\' bea
   t.same([...named].sort(), Object.keys(schemes).sort(), 'each is used, and nothing else is named')
   const withoutCsrf = operations.filter(({ operation }) => !needs(operation, 'csrfHeader')).map(({ method, path }) => `${method} ${path}`).sort()
   t.same(withoutCsrf, [
+    'DELETE /auth/check/{*}',
     'DELETE /operator/users/{tenant}/{user_id}/sessions',
+    'GET /.well-known/jwks.json',
     'GET /auth/callback',
+    'GET /auth/check',
+    'GET /auth/check/{*}',
     'GET /auth/login',
     'GET /client/{file}',
     'GET /client/{version}/{file}',
@@ -120,9 +124,12 @@ t.test('the security schemes: the session cookie, X-CSRF and the operators\' bea
     'GET /healthz',
     'GET /metrics',
     'GET /readyz',
+    'PATCH /auth/check/{*}',
+    'POST /auth/check/{*}',
     'POST /webhooks/media',
-    'POST /webhooks/media/{tenant}'
-  ], 'X-CSRF on every call a page makes, reads included; none on navigations, servers\' calls, operators\' routes and public files')
+    'POST /webhooks/media/{tenant}',
+    'PUT /auth/check/{*}'
+  ], 'X-CSRF on every call a page makes, reads included; none on navigations, proxies\' checks, servers\' calls, operators\' routes and public files')
   for (const op of RELAY_OPERATIONS) {
     const operation = description.paths[`/api/${op.path.replace(/:(\w+)/g, '{$1}')}`]?.[op.method.toLowerCase()]
     t.same(operation?.security, [{ sessionCookie: [op.scope], csrfHeader: [] }], `${op.name}: the cookie, with its scope as its role, and X-CSRF`)
@@ -242,7 +249,7 @@ t.test('the same description whatever the configuration, byte for byte', async (
   t.ok(description.paths['/webhooks/media'] !== undefined && description.paths['/hooks/media'] === undefined, 'the webhooks at their default path')
   t.ok(description.paths['/operator/users/{tenant}/{user_id}/sessions'] !== undefined, 'the lever, though this app has none')
   t.match(description.servers, [{ url: '{origin}{basePath}', variables: { basePath: { default: '' } } }], 'where media-bff is mounted is the server\'s, not the paths\'')
-  t.ok(Object.keys(description.paths).every((path) => /^\/(auth|uploads|api|events|webhooks|client|operator|healthz|readyz|metrics|docs)\b/.test(path)), 'paths as the routes declare them')
+  t.ok(Object.keys(description.paths).every((path) => /^\/(auth|uploads|api|events|webhooks|client|operator|healthz|readyz|metrics|docs|\.well-known)\b/.test(path)), 'paths as the routes declare them')
 })
 
 t.test('`npm run openapi` writes the same text to the file named', async (t) => {

@@ -28,6 +28,8 @@ export interface NginxOptions {
   confFile?: string
   /** For an example that serves a site: the folder of the site's files, in place of /srv/site. */
   siteRoot?: string
+  /** For an example with the site's own server: its host:port, in place of the example's. */
+  siteServer?: string
 }
 
 export interface RunningNginx {
@@ -84,6 +86,7 @@ export function testNginxConf (source: string, options: NginxOptions, paths: Tes
     swap(/^\s*http2 on;$\n/m, '', 'http2')
     conf = conf.replace(`listen 127.0.0.1:${paths.httpsPort} ssl `, `listen 127.0.0.1:${paths.httpsPort} ssl http2 `)
   }
+  if (options.siteServer !== undefined) swap(/^(\s*)server 10\.0\.0\.21:8000;$/m, `$1server ${options.siteServer};`, 'site server')
   if (options.siteRoot !== undefined) swap(/^(\s*)root \/srv\/site;$/m, `$1root ${options.siteRoot};`, 'site root')
   if (options.extraServerDirectives !== undefined && options.extraServerDirectives.length > 0) {
     // After the key: the one directive only the https server block has.

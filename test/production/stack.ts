@@ -12,6 +12,7 @@ import { freePort } from '../helpers/ports.js'
 import { startBffProcess, type BffProcess, type Env } from '../helpers/processes.js'
 import { startRedis, type RedisServer } from '../helpers/redis.js'
 import { makeSelfSignedCert, type SelfSignedCert } from '../helpers/tls.js'
+import { testAssertionKey } from '../helpers/secrets.js'
 
 interface Teardown { teardown: (fn: () => Promise<void> | void) => void }
 
@@ -55,7 +56,7 @@ export interface StackOptions {
   env?: Env
   emulator?: EmulatorOptions
   /** Another nginx example than docker/nginx.conf, and the site it serves. */
-  nginx?: Pick<NginxOptions, 'confFile' | 'siteRoot'>
+  nginx?: Pick<NginxOptions, 'confFile' | 'siteRoot' | 'siteServer'>
 }
 
 /** The address nginx connects to the replicas from: any 127/8 address is loopback on Linux. */
@@ -104,6 +105,8 @@ export async function startProductionStack (t: Teardown, options: StackOptions =
     OAUTH_SCOPES: 'basic user.info upload',
     SESSION_SECRETS: newSessionSecret(),
     TOKEN_KEYS: newTokenKey('k1'),
+    // One key for every replica: an assertion one signs verifies against any one's key set.
+    ASSERTION_KEYS: testAssertionKey('a1'),
     // A production start needs it: the emulator's upload host, which hands out the upload URLs.
     UPLOAD_ALLOWED_HOSTS: new URL(emulator.uploadOrigin).host,
     REDIS_URL: redis.url,

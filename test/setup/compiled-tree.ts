@@ -22,7 +22,7 @@ const treeDir = join(root, '.test-build')
 /** Not copied: what is built or installed (linked instead), the tree itself, and local files. */
 const LEFT_OUT = new Set(['.git', '.tap', '.test-build', '.env', 'coverage', 'node_modules', 'dist', 'test-artifacts'])
 const LINKED = ['node_modules', 'dist', 'test-artifacts']
-const COMPILED_DIRS = ['src', 'emulator', 'plugins', 'routes', 'test', 'bench', 'public', 'release']
+const COMPILED_DIRS = ['src', 'emulator', 'plugins', 'routes', 'test', 'bench', 'public', 'release', 'docs/recipes']
 
 async function typeScriptFiles (dir: string): Promise<string[]> {
   const files: string[] = []
