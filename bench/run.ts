@@ -18,6 +18,7 @@ import { tracingScenario } from './scenarios/tracing.js'
 import { nodeVersionsScenario } from './scenarios/node-versions.js'
 import { redisTripsScenario } from './scenarios/redis-trips.js'
 import { sessionScenario } from './scenarios/session.js'
+import { authCheckScenario } from './scenarios/auth-check.js'
 import { stampedeScenario } from './scenarios/stampede.js'
 import { idleMemoryScenario, redisMemoryScenario } from './scenarios/memory.js'
 import { cpuScenario } from './scenarios/cpu.js'
@@ -44,7 +45,7 @@ const LIVE_HEARTBEAT_MS = 5_000
 const LIVE_CHANNEL_ENV = { EVENTS_MAX_STREAMS: '100000', EVENTS_HEARTBEAT: `${LIVE_HEARTBEAT_MS / 1000}s`, RATE_LIMIT_EVENTS_PER_MINUTE: '1000000', RATE_LIMIT_LOGIN_PER_MINUTE: '1000000' }
 // Only what the chosen scenarios need is started.
 const needsMemory = wants('session', 'register', 'relay', 'cpu', 'stampede')
-const needsRedis = wants('hop', 'session', 'register', 'relay', 'redis-memory', 'redis-trips', 'stampede', 'webhooks', 'store-sizes')
+const needsRedis = wants('hop', 'session', 'auth-check', 'register', 'relay', 'redis-memory', 'redis-trips', 'stampede', 'webhooks', 'store-sizes')
 const WEBHOOK_PREFIX = 'bench-webhooks:'
 const WEBHOOK_ENV = { WEBHOOK_KEYS: BENCH_WEBHOOK_KEY, RATE_LIMIT_WEBHOOKS_PER_MINUTE: '100000000', OAUTH_SCOPES: 'basic user.info upload manage' }
 step('building media-bff as it ships (npm run build)')
@@ -107,6 +108,10 @@ try {
 
   if (wants('session', 'register', 'relay', 'redis-memory', 'redis-trips')) step('Redis store: GET /auth/session, POST /uploads/register, relayed GET /api/folders/0/contents, bytes per session and grant, commands per request')
   if (wants('session')) results.sessions.push(await sessionScenario(onRedis(), 'redis', plan))
+  if (wants('auth-check')) {
+    step('GET /auth/check on Redis, with the answer kept per session and without, beside a bare route')
+    results.authCheck = await authCheckScenario(onRedis(), 'redis', plan)
+  }
   if (wants('register')) results.registerOnRedis = await registerScenario(onRedis(), plan, 'redis')
   if (wants('relay')) results.relayOnRedis = await relayScenario(onRedis(), plan, 'redis')
   if (wants('redis-memory') && redis !== undefined) results.redisMemory = await redisMemoryScenario(onRedis(), redis, REDIS_PREFIX, plan.redisSessions)

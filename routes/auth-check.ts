@@ -20,7 +20,8 @@ import { SESSION_IF_ANY } from './schemas.js'
 import { ErrorBody, JwkSet } from '../src/contract/index.js'
 
 const CheckQuery = Type.Object({
-  scope: Type.Optional(Type.String({ maxLength: 256, description: 'Space-separated scopes the person must hold for the page asked about' }))
+  scope: Type.Optional(Type.String({ maxLength: 256, description: 'Space-separated scopes the person must hold for the page asked about' })),
+  redirect: Type.Optional(Type.Literal('1', { description: 'A refusal of a page\'s GET answers 302 to the sign-in (or consent) instead: for a proxy that passes the refusal to the browser as it is (Traefik\'s ForwardAuth)' }))
 })
 
 /** The browser's session: the check answers who it is, and 401 without one. */
@@ -64,7 +65,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 
   /**
    * The check's answer. `original`: the page asked about; `navigation`: the refusal goes to the
-   * browser as it is (Envoy's ext_authz passes it on), so a page's GET is sent on to sign in.
+   * browser as it is (Envoy's ext_authz and Traefik's ForwardAuth pass it on), so a page's GET
+   * is sent on to sign in.
    */
   const answer = async (request: FastifyRequest, reply: FastifyReply, required: readonly string[], original: Original, navigation: boolean): Promise<FastifyReply> => {
     const unknown = required.filter((scope) => !app.requestableScopes.has(scope))
@@ -78,7 +80,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     const returnTo = returnTargetOf(trusted ? original : undefined, request.protocol, site)
     const signIn = (scopes?: readonly string[]): string => `${signInUrl}?${new URLSearchParams({ ...(scopes === undefined ? {} : { scope: scopes.join(' ') }), return_to: returnTo }).toString()}`
     const where = checked.kind === 'signed_out' ? signIn() : checked.verdict.kind === 'insufficient_scope' ? signIn(checked.verdict.reauthorizeScopes) : undefined
-    if (where !== undefined && navigation && (request.method === 'GET' || request.method === 'HEAD')) return await reply.redirect(where, 302)
+    const method = original.method?.toUpperCase() ?? request.method
+    if (where !== undefined && navigation && (method === 'GET' || method === 'HEAD')) return await reply.redirect(where, 302)
     if (where !== undefined) reply.header(LOGIN_HEADER, where)
     if (checked.kind === 'signed_out') throw new AppError('login_required', 'Please sign in.', { details: { login_url: signIn() } })
     throw scopeRefusal(checked.verdict, signIn)
@@ -93,13 +96,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: CheckQuery,
       response: {
         204: SIGNED_IN,
+        302: redirect('With `redirect=1`, a page\'s GET signed out, or without a scope the person may give: on to the sign-in (or the consent), and back to the page', 'The sign-in (or consent) URL'),
         ...refusals({ validated: ['the query'], own: { 400: ['`invalid_request`: `scope` names a scope this site does not ask for (`known_scopes` lists those)'] } }),
         401: json(ErrorBody, '`login_required` (with `login_url`): nobody is signed in with this browser\'s cookie, or their session or grant has ended', { 'X-Media-Bff-Login': LOGIN }),
         403: json(ErrorBody, '`insufficient_scope` (with `reauthorize_url`): the grant lacks a scope of `scope` the person may still give; `scope_not_granted`: a re-authorization came back without it', { 'X-Media-Bff-Login': LOGIN })
       }
     },
     config: { caller: 'proxy' }
-  }, async (request, reply) => await answer(request, reply, parseScopes(request.query.scope), forwardedOriginal(request.headers), false))
+  }, async (request, reply) => await answer(request, reply, parseScopes(request.query.scope), forwardedOriginal(request.headers), request.query.redirect === '1'))
 
   // Envoy's ext_authz sends the request it asks about: its method, its headers (those the
   // SecurityPolicy lets through: the cookie) and its path after this one, no body. Whatever body

@@ -3,7 +3,7 @@
 // scenarios run (--only register,relay: those alone; the report then is printed, not written).
 
 /** Scenario names for --only, in the order run.ts runs them. */
-export const SCENARIOS = ['hop', 'session', 'register', 'relay', 'tracing', 'nodes', 'cpu', 'redis-memory', 'redis-trips', 'stampede', 'idle-memory', 'live-channels', 'webhooks', 'store-sizes'] as const
+export const SCENARIOS = ['hop', 'session', 'auth-check', 'register', 'relay', 'tracing', 'nodes', 'cpu', 'redis-memory', 'redis-trips', 'stampede', 'idle-memory', 'live-channels', 'webhooks', 'store-sizes'] as const
 export type ScenarioName = typeof SCENARIOS[number]
 
 export interface Plan {

@@ -8,6 +8,7 @@ import type { RelayResult } from '../scenarios/relay.js'
 import type { TracingResult } from '../scenarios/tracing.js'
 import type { NodeVersionsResult } from '../scenarios/node-versions.js'
 import { CONNECTIONS as TRIP_CONNECTIONS, type RedisTripsRow } from '../scenarios/redis-trips.js'
+import type { AuthCheckRow } from '../scenarios/auth-check.js'
 import type { SessionRow } from '../scenarios/session.js'
 import type { StampedeResult } from '../scenarios/stampede.js'
 import type { IdleMemoryResult, RedisMemoryResult } from '../scenarios/memory.js'
@@ -35,6 +36,7 @@ export interface Results {
   nodes?: NodeVersionsResult
   redisTrips?: RedisTripsRow[]
   sessions: SessionRow[]
+  authCheck?: AuthCheckRow
   stampedes: StampedeResult[]
   idleMemory?: IdleMemoryResult
   liveChannels?: LiveChannelsResult
@@ -251,6 +253,14 @@ export function renderResults (r: Results, analysis: string | undefined): string
       r.sessions.map((row) => [row.store, String(row.connections), rps(row.bare.rps), rps(row.bff.rps), ratio(row.bff.rps / row.bare.rps),
         `${ms(row.bare.p50)} / ${ms(row.bare.p99)}`, `${ms(row.bff.p50)} / ${ms(row.bff.p99)}`, us(row.bare.cpuUs[0]), us(row.bff.cpuUs[0]), String(row.bare.failed + row.bff.failed)])), '')
     out.push('CPU/req: user + system time of the server process per successful request (Redis\'s own CPU is not in it).', '')
+  }
+  if (r.authCheck !== undefined) {
+    const row = r.authCheck
+    out.push('## GET /auth/check (signed in) vs a bare Fastify route, the answer kept per session and not', '')
+    out.push(table(['store', 'connections', 'side', 'req/s', 'ratio to bare', 'p50 / p99', 'CPU/req', 'failed'],
+      ([['bare route', row.bare], ['media-bff, answer kept (AUTH_CHECK_CACHE=5s)', row.kept], ['media-bff, not kept (AUTH_CHECK_CACHE=0)', row.unkept]] as const).map(([side, run]) =>
+        [row.store, String(row.connections), side, rps(run.rps), ratio(run.rps / row.bare.rps), `${ms(run.p50)} / ${ms(run.p99)}`, us(run.cpuUs[0]), String(run.failed)])), '')
+    out.push('Not kept, every check reads the session (and its grant) from Redis and signs a new ES256 assertion; kept, it reads and signs once per session every few seconds. CPU/req: the server process only (Redis\'s own is not in it).', '')
   }
   if (r.stampedes.length > 0) {
     out.push('## Refresh stampede (expired access token, all requests at once)', '')

@@ -7,6 +7,7 @@ const guides = [
   { text: 'Quick start', link: '/guide/quick-start' },
   { text: 'Integrate a front-end', link: '/guide/integrate' },
   { text: 'The browser module', link: '/guide/browser-module' },
+  { text: 'Your own server', link: '/guide/own-server' },
   { text: 'Deploy', link: '/guide/deploy' },
   { text: 'How configuration works', link: '/guide/configure' },
   { text: 'Operate', link: '/guide/operate' },

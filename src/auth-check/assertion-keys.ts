@@ -21,18 +21,21 @@ export interface AssertionKey {
 
 const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/
 
-/** One `id:base64` entry: a PKCS#8 private key (DER, standard or url-safe base64). Throws saying what is wrong. */
+/** One `id:base64` entry: a DER private key (standard or url-safe base64). Throws saying what is wrong. */
 export function assertionKeyOf (entry: string): AssertionKey {
   const colon = entry.indexOf(':')
   const id = entry.slice(0, colon)
   if (colon < 0 || !KEY_ID.test(id)) throw new Error('each entry is id:base64 with an id of letters, digits, . _ - (at most 64)')
-  let privateKey: KeyObject
-  try {
-    privateKey = createPrivateKey({ key: Buffer.from(entry.slice(colon + 1), 'base64'), format: 'der', type: 'pkcs8' })
-  } catch {
-    throw new Error(`key ${id} is not a base64 PKCS#8 private key`)
+  const der = Buffer.from(entry.slice(colon + 1), 'base64')
+  // PKCS#8, or SEC1 for an EC key (what `openssl genpkey -outform DER` writes for one).
+  for (const type of ['pkcs8', 'sec1'] as const) {
+    try {
+      return keyOf(id, createPrivateKey({ key: der, format: 'der', type }))
+    } catch (error) {
+      if (error instanceof KeyTypeError) throw error
+    }
   }
-  return keyOf(id, privateKey)
+  throw new Error(`key ${id} is not a base64 PKCS#8 (or, for P-256, SEC1) private key`)
 }
 
 /** A key made now, for an instance given none: its assertions verify only against its own JWK Set. */
@@ -53,5 +56,8 @@ function keyOf (id: string, privateKey: KeyObject): AssertionKey {
   if (privateKey.asymmetricKeyType === 'ed25519' && typeof jwk.x === 'string') {
     return { id, alg: 'EdDSA', privateKey, publicJwk: { kty: 'OKP', crv: 'Ed25519', x: jwk.x, kid: id, alg: 'EdDSA', use: 'sig' } }
   }
-  throw new Error(`key ${id} is neither a P-256 (ES256) nor an Ed25519 (EdDSA) key`)
+  throw new KeyTypeError(`key ${id} is neither a P-256 (ES256) nor an Ed25519 (EdDSA) key`)
 }
+
+/** A key that is read, and of a kind assertions are not signed with. */
+class KeyTypeError extends Error {}

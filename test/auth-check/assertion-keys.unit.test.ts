@@ -29,7 +29,7 @@ t.test('ASSERTION_KEYS: P-256 and Ed25519, the first signs, every one served', a
 t.test('ASSERTION_KEYS refused: not a key, a key of another kind, two of one id', async (t) => {
   const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'der' }).toString('base64')
   const p384 = generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey.export({ type: 'pkcs8', format: 'der' }).toString('base64')
-  t.same(problemsOf({ ...valid, ASSERTION_KEYS: 'a1:bm90IGEga2V5' }), ['ASSERTION_KEYS: key a1 is not a base64 PKCS#8 private key'])
+  t.same(problemsOf({ ...valid, ASSERTION_KEYS: 'a1:bm90IGEga2V5' }), ['ASSERTION_KEYS: key a1 is not a base64 PKCS#8 (or, for P-256, SEC1) private key'])
   t.same(problemsOf({ ...valid, ASSERTION_KEYS: `r1:${rsa}` }), ['ASSERTION_KEYS: key r1 is neither a P-256 (ES256) nor an Ed25519 (EdDSA) key'])
   t.same(problemsOf({ ...valid, ASSERTION_KEYS: `e1:${p384}` }), ['ASSERTION_KEYS: key e1 is neither a P-256 (ES256) nor an Ed25519 (EdDSA) key'])
   t.same(problemsOf({ ...valid, ASSERTION_KEYS: `${testAssertionKey('a')},${testAssertionKey('a')}` }), ['ASSERTION_KEYS: two keys have the same id'])

@@ -91,6 +91,14 @@ t.test('a page\'s address comes back only from a trusted proxy', async (t) => {
   t.equal(await returnTo({ ...forwarded, 'x-forwarded-host': host, 'x-forwarded-method': 'POST' }), '/', 'a POST cannot be repeated')
   t.equal(await returnTo({ 'x-forwarded-uri': '//evil.example/x' }), '/', 'a path that leaves the site')
   t.equal(await returnTo({ 'x-forwarded-uri': 'https://evil.example/x' }), '/', 'an absolute URL')
+
+  // Traefik's ForwardAuth: a GET with the page in X-Forwarded-*, and the refusal passed to the browser.
+  const traefik = trusted.bff.browser()
+  const page = await traefik.navigate('/auth/check?redirect=1', { 'x-forwarded-uri': '/editors/x', 'x-forwarded-method': 'GET' })
+  t.equal(page.status, 302, 'redirect=1: a page\'s GET goes on to sign in')
+  t.equal(new URL(page.location ?? '').searchParams.get('return_to'), '/editors/x')
+  const form = await traefik.navigate('/auth/check?redirect=1', { 'x-forwarded-uri': '/editors/save', 'x-forwarded-method': 'POST' })
+  t.equal(form.status, 401, 'a form\'s POST gets the refusal')
 })
 
 t.test('as Envoy\'s ext_authz asks: the request itself, its path after /auth/check', async (t) => {

@@ -12,7 +12,7 @@ import { connect } from 'node:net'
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { randomBytes } from 'node:crypto'
+import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
 import t from 'tap'
 import { parse } from 'yaml'
@@ -22,6 +22,8 @@ import { SHUTDOWN_GRACE_MS } from '../../src/server-options.js'
 import { startBffProcess } from '../helpers/processes.js'
 import { freePort, waitForPort } from '../helpers/ports.js'
 import { requireProgram } from '../helpers/programs.js'
+import { testAssertionKey } from '../helpers/secrets.js'
+import { IDENTITY_HEADERS } from '../../src/auth-check/identity-headers.js'
 import { dockerDir, parseDockerfile, repoRoot } from './deployment-files.js'
 import {
   baseDir, containerEnv, durationMs, kubernetesDir, only, render, routeMatches, selects,
@@ -70,7 +72,8 @@ const secretValues: Record<string, string> = {
   OAUTH_CLIENT_SECRET: randomBytes(16).toString('hex'),
   METRICS_TOKEN: randomBytes(32).toString('base64'),
   OPERATOR_TOKEN: randomBytes(32).toString('base64'),
-  REDIS_PASSWORD: randomBytes(32).toString('hex')
+  REDIS_PASSWORD: randomBytes(32).toString('hex'),
+  ASSERTION_KEYS: testAssertionKey('a1')
 }
 const secretDir = await mkdtemp(join(tmpdir(), 'media-bff-k8s-secrets-'))
 t.teardown(async () => { await rm(secretDir, { recursive: true, force: true }) })
@@ -299,6 +302,28 @@ t.test('gateway/: the Gateway the route attaches to, keeping client addresses an
   t.same(basePolicy.spec.ingress?.[0]?.from[0]?.podSelector?.matchLabels, { 'app.kubernetes.io/managed-by': 'envoy-gateway', 'app.kubernetes.io/component': 'proxy' }, 'the labels Envoy Gateway gives its proxies are the ones the base lets in')
 })
 
+t.test('the site-server-auth component: the site\'s editors\' route asked of media-bff first (Envoy Gateway extAuth), its identity headers passed on', async (t) => {
+  const rendered = await renderWith('site-server-auth')
+  const routes = rendered.filter((manifest) => manifest.kind === 'HTTPRoute') as Array<Manifest & { spec: HTTPRouteSpec }>
+  const site = routes.find((manifest) => manifest.metadata.name === 'site-editors')
+  t.same(site?.spec.parentRefs, route.spec.parentRefs, 'on the Gateway and listener media-bff\'s own route uses')
+  t.same(site?.spec.rules.flatMap((rule) => rule.matches?.map((match) => match.path?.value)), ['/editors'])
+  const policy = only<{ targetRefs: Array<{ group: string, kind: string, name: string }>, extAuth: { headersToExtAuth: string[], failOpen: boolean, http: { backendRefs: Array<{ name: string, port: number }>, path: string, headersToBackend: string[] } } }>(rendered, 'SecurityPolicy')
+  t.equal(policy.apiVersion, 'gateway.envoyproxy.io/v1alpha1')
+  t.same(policy.spec.targetRefs, [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'site-editors' }], 'it guards the site\'s route...')
+  t.equal(policy.metadata.namespace, site?.metadata.namespace, '...in the route\'s own namespace, as a policy must be')
+  const service = only<{ ports: Array<{ port: number }> }>(rendered, 'Service')
+  const [backend] = policy.spec.extAuth.http.backendRefs
+  t.equal(backend?.name, service.metadata.name, 'asks media-bff\'s Service...')
+  t.ok(service.spec.ports.some((port) => port.port === backend?.port), '...on a port it has')
+  t.equal(policy.spec.extAuth.http.path, '/auth/check', 'at the check media-bff answers Envoy\'s ext_authz on (routes/auth-check.ts)')
+  t.same(policy.spec.extAuth.headersToExtAuth, ['cookie'], 'only the browser\'s cookie is sent')
+  t.equal(policy.spec.extAuth.failOpen, false, 'media-bff down: nobody let through')
+  t.same(policy.spec.extAuth.http.headersToBackend, [...IDENTITY_HEADERS], 'the identity headers a check always answers, each replacing a client\'s')
+  const ingress = only<NetworkPolicySpec>(manifests, 'NetworkPolicy').spec.ingress?.[0]?.from[0]?.podSelector?.matchLabels
+  t.same(ingress, { 'app.kubernetes.io/managed-by': 'envoy-gateway', 'app.kubernetes.io/component': 'proxy' }, 'the checks come from the Gateway\'s proxies, which media-bff\'s NetworkPolicy lets in')
+})
+
 t.test('the Prometheus Operator component: each pod scraped with the token it reads, the rules and the dashboard as written by npm run generate', async (t) => {
   const monitor = only<{ selector: { matchLabels: Record<string, string> }, jobLabel: string, podMetricsEndpoints: Array<{ port: string, path: string, authorization: { type: string, credentials: { name: string, key: string } } }> }>(full, 'PodMonitor')
   t.ok(selects(monitor.spec.selector.matchLabels, pod.metadata.labels), 'it selects the pods')
@@ -475,12 +500,14 @@ t.test('the deployment guide\'s Secret commands make every Secret the pods mount
     value: value.replace(/^(["'])(.*)\1$/, '$2')
       .replace(/\$\(openssl rand -base64 32\)/g, () => randomBytes(32).toString('base64'))
       .replace(/\$\(openssl rand -hex 32\)/g, () => randomBytes(32).toString('hex'))
+      .replace(/\$\(openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -outform DER \| base64 -w0\)/g, () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'der' }).toString('base64'))
   }))
   t.same(made.map(({ name, key }) => `${name} ${key}`).sort(), mountedSecrets(fullDeployment.spec.template.spec).map(({ name, key }) => `${name} ${key}`).sort(), 'the Secrets of the pods\' volume, no more')
   const settings = Object.fromEntries(Object.entries(containerEnv(full, fullContainer)).filter(([name]) => !name.endsWith('_FILE')))
   const config = loadConfig({ ...settings, ...Object.fromEntries(made.map(({ key, value }) => [key, value])) })
   t.equal(config.tokenKeys[0]?.id, 'k1', 'TOKEN_KEYS: one key, id k1')
   t.equal(config.session.secrets.length, 1)
+  t.same(config.assertions.keys.map((key) => [key.id, key.alg]), [['a1', 'ES256']], 'ASSERTION_KEYS: one P-256 key, as openssl writes it')
   const redis = await startRenderedRedis(full, made.find(({ key }) => key === 'REDIS_PASSWORD')?.value ?? '')
   await redis.stop()
   t.pass('the Redis password is one the Redis script takes')
