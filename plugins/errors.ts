@@ -1,7 +1,8 @@
 // The one place where failures become the contract's JSON errors (docs/reference/http-api.md,
 // "Errors"). Routes and domain code throw; nothing here ever answers a bare 500 for bad input. It
 // only maps: what a failure means for the session (a grant gone ends the sign-in) is done where it
-// is found (plugins/gate.ts).
+// is found (plugins/gate.ts). The refusals that are security events are recorded here, where every
+// one of them passes (src/audit/refusal-events.ts).
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, loginRequired, loginUrl, type ErrorCode } from '../src/errors.js'
@@ -10,23 +11,35 @@ import { GrantEndedError, GrantMissingError, RefreshUnavailableError } from '../
 import { UpstreamError } from '../src/media/upstream-error.js'
 import { RelayInputError } from '../src/relay/upstream-request.js'
 import { RelayBusyError } from '../src/relay/relay-call.js'
+import { refusalEvent, unrelayedEvent } from '../src/audit/refusal-events.js'
 const STORE_RETRY_AFTER_S = 5
 /** How long to wait when the media service asked to slow down and did not say for how long. */
 const UPSTREAM_RETRY_AFTER_S = 5
 
 export default fp(async (app) => {
   app.setNotFoundHandler(async (request, reply) => {
-    return await send(reply, new AppError('not_found', `There is no ${request.method} ${request.url.split('?')[0]}.`))
+    const path = request.url.split('?')[0] ?? ''
+    const unrelayed = unrelayedEvent(path, app.config.basePath)
+    if (unrelayed !== undefined) app.audit(unrelayed.event, { ...unrelayed.details, ...whoIn(request) }, request)
+    return await send(reply, new AppError('not_found', `There is no ${request.method} ${path}.`))
   })
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const appError = toAppError(error, request, app.config.basePath)
+    const recorded = refusalEvent(error, appError)
+    if (recorded !== undefined) app.audit(recorded.event, { ...recorded.details, ...whoIn(request) }, request)
     if (appError.status >= 500) {
       request.log.warn({ err: { type: error.name, message: error.message, code: appError.code } }, 'request failed')
     }
     return await send(reply, appError)
   })
-}, { name: 'errors', dependencies: ['config'] })
+}, { name: 'errors', dependencies: ['config', 'audit'] })
+
+/** Whose session the request is, when the gate got that far: for the audit line. */
+function whoIn (request: FastifyRequest): { tenant?: string, person?: string, session?: string } {
+  const { signedIn } = request
+  return signedIn === undefined ? {} : { tenant: signedIn.tenant, person: signedIn.user.id, session: signedIn.handle }
+}
 
 async function send (reply: FastifyReply, error: AppError): Promise<FastifyReply> {
   if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter))

@@ -10,7 +10,9 @@
 //   sign a browser into someone's current session;
 // - writing: whenever this version sets or clears the session cookie, the old name too,
 //   SameSite=Lax as 0.1.0 set it, so a 0.1.0 callback (a navigation the media service starts)
-//   still carries it.
+//   still carries it. A session that came under the old name is never sent under today's: that
+//   would make a cookie any page's script can plant into the one only a server sets. It stays
+//   under the old name until the upgrade ends, and its person signs in again then.
 // From the time given on, the old name means nothing again, without a restart.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { UnsignResult } from '@fastify/cookie'
@@ -60,7 +62,7 @@ export function readPreviousCookieName (app: FastifyInstance, { cookieName, upgr
 
 /** Writes the previous name: its hook must come after @fastify/session's own onSend, which sets the cookie. */
 export function writePreviousCookieName (app: FastifyInstance, cookieName: string, { previousCookieName, until }: RollingUpgrade): void {
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (app.clock() >= until) {
       done(null, payload)
       return
@@ -69,8 +71,16 @@ export function writePreviousCookieName (app: FastifyInstance, cookieName: strin
     const cookies = header === undefined ? [] : Array.isArray(header) ? header.map(String) : [String(header)]
     const ours = cookies.filter((cookie) => cookie.startsWith(`${cookieName}=`))
     const asBefore = (cookie: string): string => `${previousCookieName}${cookie.slice(cookieName.length)}`.replace(/; SameSite=Strict/i, '; SameSite=Lax')
-    // Fastify adds Set-Cookie values to those already there.
-    if (ours.length > 0) reply.header('set-cookie', ours.map(asBefore))
+    if (ours.length > 0 && cameUnderPreviousName(request)) {
+      // Under the old name only; today's may only be cleared. Set anew: reply.header adds.
+      const cleared = (cookie: string): boolean => cookie.startsWith(`${cookieName}=;`)
+      const kept = cookies.filter((cookie) => !cookie.startsWith(`${cookieName}=`) || cleared(cookie))
+      reply.removeHeader('set-cookie')
+      reply.header('set-cookie', [...kept, ...ours.map(asBefore)])
+    } else if (ours.length > 0) {
+      // Fastify adds Set-Cookie values to those already there.
+      reply.header('set-cookie', ours.map(asBefore))
+    }
     done(null, payload)
   })
 }

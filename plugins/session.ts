@@ -10,12 +10,12 @@ import type { FastifyReply, FastifyRequest, Session } from 'fastify'
 import fastifyCookie from '@fastify/cookie'
 import fastifySession from '@fastify/session'
 import { rememberingSigner } from './session-signer.js'
-import { cameUnderPreviousName, readPreviousCookieName, writePreviousCookieName } from './previous-cookie-name.js'
+import { readPreviousCookieName, writePreviousCookieName } from './previous-cookie-name.js'
 import { sessionSteps } from './gate.js'
 import { createSessions, type Sessions } from '../src/sessions/sessions.js'
 import { createSessionEpochs } from '../src/sessions/session-epochs.js'
 import { newSessionHandle, type Person } from '../src/sessions/session-index.js'
-import { signedInOf, type SignedIn, type StoredSession } from '../src/sessions/signed-in.js'
+import { personOfBudgetKey, signedInOf, type SignedIn, type StoredSession } from '../src/sessions/signed-in.js'
 import type { Ending } from '../src/sessions/session-endings.js'
 import type { LiveSession } from '../src/sessions/person-sessions.js'
 import type { HeldSession } from '../src/sessions/begin-session.js'
@@ -112,7 +112,13 @@ export default fp(async (app) => {
     settings,
     now: app.clock,
     announce: (handles, reason) => { app.live.announceSessionsEnded(handles, reason) },
-    count: (ending, live) => { app.metrics.sessionsEnded(ending, live) },
+    count: (ending, ended) => {
+      app.metrics.sessionsEnded(ending, ended.live)
+      if (ended.handles.length === 0 && ended.partly !== true) return
+      const people = [...new Set(ended.whose)].flatMap((key) => key === undefined ? [] : [personOfBudgetKey(key)]).filter((person) => person !== undefined)
+      const [person] = people
+      app.audit('session_ended', { reason: ending, sessions: ended.handles, live: ended.live, ...(people.length === 1 && person !== undefined ? { tenant: person.tenant, person: person.userId } : {}) })
+    },
     leftBehind: (what, error) => { app.log.warn({ err: error }, `a session ended, and ${what} was left behind: the store failed after its record was gone`) }
   })
 
@@ -144,8 +150,9 @@ export default fp(async (app) => {
     // Signed with an older SESSION_SECRETS entry: @fastify/session re-signs the id with the first
     // secret but, for a session this request does not modify, clears the cookie instead of
     // sending the new one (saveUninitialized: false); touching it sends it, the record re-sealed
-    // with the current TOKEN_KEYS entry. So does one that came under the name before 0.2.0 only.
-    cookieToRenew: (request) => request.cookies[settings.cookieName] !== request.session?.encryptedSessionId || cameUnderPreviousName(request),
+    // with the current TOKEN_KEYS entry. One that came under the name before 0.2.0 is not renewed:
+    // it is never sent under today's name (plugins/previous-cookie-name.ts).
+    cookieToRenew: (request) => request.cookies[settings.cookieName] !== request.session?.encryptedSessionId,
     hideCookie: (request) => { delete request.cookies[settings.cookieName] }
   })
 
@@ -267,7 +274,7 @@ export default fp(async (app) => {
       return grant === undefined ? undefined : { signedIn, grant }
     }
   })
-}, { name: 'session', dependencies: ['config', 'gate', 'stores', 'metrics'] })
+}, { name: 'session', dependencies: ['config', 'gate', 'stores', 'metrics', 'audit'] })
 
 /** A promise's outcome to a store callback, later (never in the promise chain, never twice). */
 function settle<T> (work: Promise<T>, callback: (error: unknown, value?: T) => void): void {

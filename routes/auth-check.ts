@@ -75,12 +75,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     }
     const checked = await checks.check(app.sessions.sidAsked(request), required)
     reply.header('cache-control', 'no-store')
-    if (checked.kind === 'signed_in') return await reply.code(204).headers(identityHeaders(checked.subject, checked.assertion)).send()
+    // 200 and no body: Envoy's ext_authz takes no other status as a yes (nginx and Traefik take any 2xx).
+    if (checked.kind === 'signed_in') return await reply.code(200).headers(identityHeaders(checked.subject, checked.assertion)).send()
     const trusted = fromTrustedProxy(request.socket.remoteAddress)
     const returnTo = returnTargetOf(trusted ? original : undefined, request.protocol, site)
     const signIn = (scopes?: readonly string[]): string => `${signInUrl}?${new URLSearchParams({ ...(scopes === undefined ? {} : { scope: scopes.join(' ') }), return_to: returnTo }).toString()}`
     const where = checked.kind === 'signed_out' ? signIn() : checked.verdict.kind === 'insufficient_scope' ? signIn(checked.verdict.reauthorizeScopes) : undefined
-    const method = original.method?.toUpperCase() ?? request.method
+    const method = (trusted ? original.method?.toUpperCase() : undefined) ?? request.method
     if (where !== undefined && navigation && (method === 'GET' || method === 'HEAD')) return await reply.redirect(where, 302)
     if (where !== undefined) reply.header(LOGIN_HEADER, where)
     if (checked.kind === 'signed_out') throw new AppError('login_required', 'Please sign in.', { details: { login_url: signIn() } })
@@ -95,7 +96,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       security: SESSION,
       querystring: CheckQuery,
       response: {
-        204: SIGNED_IN,
+        200: SIGNED_IN,
         302: redirect('With `redirect=1`, a page\'s GET signed out, or without a scope the person may give: on to the sign-in (or the consent), and back to the page', 'The sign-in (or consent) URL'),
         ...refusals({ validated: ['the query'], own: { 400: ['`invalid_request`: `scope` names a scope this site does not ask for (`known_scopes` lists those)'] } }),
         401: json(ErrorBody, '`login_required` (with `login_url`): nobody is signed in with this browser\'s cookie, or their session or grant has ended', { 'X-Media-Bff-Login': LOGIN }),
@@ -123,7 +124,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
           // A page's GET refused is a redirect, not the contract's login_required.
           security: method === 'GET' ? SESSION_IF_ANY : SESSION,
           response: {
-            204: SIGNED_IN,
+            200: SIGNED_IN,
             ...(method === 'GET'
               ? { 302: redirect('Signed out, or without a scope the person may give: on to the sign-in (or the consent), and back to the page', 'The sign-in (or consent) URL') }
               : { 401: json(ErrorBody, '`login_required` (with `login_url`)', { 'X-Media-Bff-Login': LOGIN }) }),

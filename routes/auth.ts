@@ -158,6 +158,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     changeSlot(reply, outcome.slot)
     if (outcome.kind === 'signed_in') return await signIn(request, reply, outcome)
     app.metrics.callback(outcome.outcome)
+    app.audit('sign_in_refused', { reason: outcome.outcome }, request)
     reply.header('cache-control', 'no-store')
     if (outcome.kind === 'back') return await reply.redirect(outcome.location, 302)
     return await reply.code(outcome.status).type('text/html; charset=utf-8').send(authErrorPage(outcome.page, signInUrl))
@@ -189,9 +190,12 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       // A browser navigation: the human page, not a JSON error; the new grant is not kept.
       await app.grants.delete(completed.grant.id).catch(() => {})
       app.metrics.callback('unavailable')
+      app.audit('sign_in_refused', { reason: 'unavailable', tenant: completed.grant.tenant, person: completed.grant.userId }, request)
       return await reply.code(503).type('text/html; charset=utf-8').send(authErrorPage('unavailable', signInUrl))
     }
     app.metrics.callback('signed_in')
+    const session = request.session as { handle?: unknown } | null
+    app.audit('sign_in', { tenant: completed.grant.tenant, person: completed.grant.userId, session: typeof session?.handle === 'string' ? session.handle : undefined }, request)
     return await reply.redirect(transaction.returnTo, 302)
   }
 
@@ -267,7 +271,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       }
     }
   }, async (request, reply) => {
+    const { signedIn } = request
     await app.sessions.end(request, reply)
+    if (signedIn !== undefined) app.audit('sign_out', { tenant: signedIn.tenant, person: signedIn.user.id, session: signedIn.handle }, request)
     // The browser's HTTP cache holds this person's relayed answers (private, revalidated, bound
     // to them): drop it, so nothing of theirs is left for whoever uses the browser next. Only
     // "cache": "cookies" or "storage" would also wipe the website's own cookies and storage on

@@ -38,7 +38,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     const { tenant, user_id: userId } = request.params
     if (!app.config.tenants.has(tenant)) throw new AppError('invalid_request', `Unknown tenant ${tenant}.`, { details: { field: 'tenant' } })
     const ended = await app.sessions.endPerson({ tenant, userId })
-    request.log.warn({ tenant, userId, ended }, 'an operator ended every session and grant of a person')
+    app.audit('operator_lever', { tenant, person: userId, live: ended }, request)
     return { ended }
   })
 }

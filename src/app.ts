@@ -9,6 +9,7 @@ import { canonicalConfig } from './config/canonical.js'
 import { serverOptions } from './server-options.js'
 import configPlugin from '../plugins/config.js'
 import errorsPlugin from '../plugins/errors.js'
+import auditPlugin from '../plugins/audit.js'
 import basePathPlugin from '../plugins/base-path.js'
 import accessLogPlugin from '../plugins/access-log.js'
 import tracingPlugin from '../plugins/tracing.js'
@@ -45,6 +46,7 @@ export const app = fp(async (fastify: FastifyInstance, { config, clock }: AppOpt
   await fastify.register(configPlugin, { config, ...(clock === undefined ? {} : { clock }) })
   // Before every route: a route takes the error handler there is when it is registered, so one
   // registered earlier (/metrics, /docs) would answer Fastify's own 500 instead of the contract's.
+  await fastify.register(auditPlugin)
   await fastify.register(errorsPlugin)
   // First of all hooks while tracing is on: everything after runs in the request's span.
   if (config.tracing.enabled) await fastify.register(tracingPlugin)

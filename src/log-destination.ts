@@ -7,11 +7,14 @@
 // On a pipe or a socket (a container's log driver, a shipper, a parent process) the lines go
 // through a non-blocking socket on the same descriptor: written as the reader takes them, kept in
 // memory up to a bound while it does not, and dropped beyond it, counted (the metric
-// media_bff_log_lines_dropped_total). At shutdown what is left gets a moment to go out
+// media_bff_log_lines_dropped_total). The last quarter of that bound is kept for the audit events
+// (src/audit/audit-events.ts): an ordinary line is dropped before any of them is. When the reader
+// takes lines again, one line says how many were dropped. At shutdown what is left gets a moment to go out
 // (src/server.ts), and whatever is still waiting then is let go with the process. A file or a
 // terminal is written synchronously, as it never waits for a reader.
 import { fstatSync, writeSync } from 'node:fs'
 import { Socket } from 'node:net'
+import { AUDIT_MARK } from './audit/audit-events.js'
 
 export interface LogDestination {
   /** pino's stream: one line at a time. */
@@ -24,6 +27,8 @@ export interface LogDestination {
 
 /** What may wait in memory for a reader that has stopped: a few thousand lines. */
 const MAX_WAITING_BYTES = 1024 * 1024
+/** Of it, what only audit lines may take. */
+const AUDIT_RESERVE_BYTES = 256 * 1024
 
 let standardOutput: LogDestination | undefined
 
@@ -56,11 +61,30 @@ function socketDestination (fd: number): LogDestination {
   socket.unref()
   let broken = false
   let dropped = 0
+  // Dropped since the reader last took lines, and of those the audit lines: said in one line once
+  // it takes them again.
+  let unsaid = 0
+  let unsaidAudit = 0
   socket.on('error', () => { broken = true })
+  const roomForAll = (): boolean => socket.writableLength <= MAX_WAITING_BYTES - AUDIT_RESERVE_BYTES
+  const sayDropped = (): void => {
+    if (unsaid === 0 || broken || socket.destroyed || !roomForAll()) return
+    socket.write(`${JSON.stringify({ level: 40, time: Date.now(), msg: 'log lines were dropped: the reader of the log did not keep up', dropped: unsaid, audit_dropped: unsaidAudit })}\n`)
+    unsaid = 0
+    unsaidAudit = 0
+  }
+  socket.on('drain', sayDropped)
   return {
     write (line) {
-      if (broken || socket.destroyed || socket.writableLength > MAX_WAITING_BYTES) dropped++
-      else socket.write(line)
+      const audit = line.includes(AUDIT_MARK)
+      if (broken || socket.destroyed || socket.writableLength > (audit ? MAX_WAITING_BYTES : MAX_WAITING_BYTES - AUDIT_RESERVE_BYTES)) {
+        dropped++
+        unsaid++
+        if (audit) unsaidAudit++
+        return true
+      }
+      sayDropped()
+      socket.write(line)
       return true
     },
     async flush (ms) {

@@ -20,7 +20,8 @@ const guides = [
 const references = [
   { text: 'The HTTP API', link: '/reference/http-api' },
   { text: 'API reference', link: '/reference/api' },
-  { text: 'Configuration reference', link: '/reference/configuration' }
+  { text: 'Configuration reference', link: '/reference/configuration' },
+  { text: 'The audit events', link: '/reference/audit-events' }
 ]
 
 export default defineConfig({

@@ -2,8 +2,8 @@
 // (X-Auth-Request-*, as oauth2-proxy names them, and the assertion). Every one is always sent,
 // empty when there is nothing to say: a proxy that copies them onto the request (Envoy's
 // ext_authz) then replaces whatever a client sent under those names. Their values come from the
-// media service (a name, an e-mail): a header takes visible ASCII only, so anything else is
-// percent-encoded, and a value too long for a header is left empty rather than cut. The
+// media service (a name, an e-mail): a header takes visible ASCII only, so anything else (and %)
+// is percent-encoded, and a value too long for a header is left empty rather than cut. The
 // assertion carries every value as it is.
 import type { Assertion, Subject } from './assertions.js'
 
@@ -13,7 +13,9 @@ export const LOGIN_HEADER = 'x-media-bff-login'
 
 /** The longest header value passed on. */
 const MAX_VALUE = 1024
-const PLAIN = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/
+// Visible ASCII and inner spaces, but no %: a value with one is encoded too (%25), so a server
+// that decodes cannot mistake a literal %41 for an encoded A.
+const PLAIN = /^[\x21-\x24\x26-\x7e](?:[\x20-\x24\x26-\x7e]*[\x21-\x24\x26-\x7e])?$/
 
 /** The headers a signed-in check answers with, each always there (src/contract/site-servers.ts). */
 export const IDENTITY_HEADERS = ['x-auth-request-user', 'x-auth-request-email', 'x-auth-request-tenant', 'x-auth-request-scopes', ASSERTION_HEADER] as const

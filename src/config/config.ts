@@ -18,6 +18,7 @@ import { readLimits, type Limits } from './limits.js'
 import { readEventSettings, readWebhookSettings, type EventSettings, type WebhookSettings } from './live-updates.js'
 import { readTracing, type TracingConfig } from './tracing.js'
 import { readSiteServerSettings, type SiteServerSettings } from './assertions.js'
+import { readAuditLog, type AuditLog } from './audit.js'
 import type { Tenant } from './tenants.js'
 import type { TokenKey } from '../store/token-cipher.js'
 
@@ -35,6 +36,8 @@ export interface Config extends Limits, SiteServerSettings {
   host: string
   port: number
   logLevel: string
+  /** Where the audit events go (AUDIT_LOG). */
+  auditLog: AuditLog
   /** OpenTelemetry tracing: on only when the standard OTEL_* variables name an OTLP endpoint. */
   tracing: TracingConfig
   /** CIDRs / addresses of the reverse proxies whose X-Forwarded-* headers are believed. */
@@ -109,6 +112,7 @@ export function readConfig (env: Env = process.env, sources: ConfigSources = {})
     host: read.string('HOST'),
     port: read.integer('PORT'),
     logLevel: read.choice('LOG_LEVEL', (level) => level.toLowerCase()),
+    auditLog: readAuditLog(read),
     tracing: readTracing(read),
     trustProxy: readTrustProxy(read, production),
     hstsIncludeSubdomains: read.boolean('HSTS_INCLUDE_SUBDOMAINS'),

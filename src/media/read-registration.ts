@@ -2,7 +2,7 @@
 // every field media-bff keeps, follows or hands to the browser is checked here, and anything
 // that fails is the upstream's fault (502), never a 5xx of our own after the upstream has
 // already registered.
-import { UpstreamError, serviceErrorFields } from './upstream-error.js'
+import { UpstreamError, UrlRefusedError, serviceErrorFields } from './upstream-error.js'
 import { underTenantApi } from './tenant-urls.js'
 import { jsonRecord } from './json-record.js'
 
@@ -39,7 +39,7 @@ export function readRegistration (body: unknown, apiUrl: string, now = Date.now(
   // `upload/id/<this ulid>` on the tenant's API, never another path there (a folder, a file).
   const finish = underTenantApi(api.finish, apiUrl)
   if (finish === undefined || finish !== underTenantApi(`${apiUrl.replace(/\/+$/, '')}/upload/id/${record.ulid}`, apiUrl)) {
-    throw invalid('api.finish is not this upload\'s upload/id URL on the tenant\'s API')
+    throw invalid('api.finish is not this upload\'s upload/id URL on the tenant\'s API', true)
   }
   const expiresIn = lifetimeSeconds(record.expires_in, record.expires, now)
   const registration: UploadRegistration = {
@@ -65,9 +65,11 @@ function lifetimeSeconds (expiresIn: unknown, expires: unknown, now: number): nu
   return Math.min(MAX_LIFETIME_S, Math.ceil(seconds))
 }
 
-function invalid (reason: string): UpstreamError {
-  return new UpstreamError('malformed', 'upload_id', `the registration is unusable: ${reason}`, 200, {
+function invalid (reason: string, urlRefused = false): UpstreamError {
+  const fields = {
     error: 'invalid_registration',
     error_description: `The media service answered the registration with something media-bff cannot use (${reason}).`
-  })
+  }
+  const message = `the registration is unusable: ${reason}`
+  return urlRefused ? new UrlRefusedError('upload_id', message, fields) : new UpstreamError('malformed', 'upload_id', message, 200, fields)
 }

@@ -38,6 +38,18 @@ export class UpstreamError extends Error {
 }
 
 /**
+ * An address the media service handed out that media-bff may not use (an upload host not in
+ * UPLOAD_ALLOWED_HOSTS, a finish URL off the tenant's API): refused before it is stored, followed
+ * or given to the browser. The upstream's fault (502), and a security event (src/audit/).
+ */
+export class UrlRefusedError extends UpstreamError {
+  constructor (endpoint: string, reason: string, fields: ServiceErrorFields) {
+    super('malformed', endpoint, reason, 200, fields)
+    this.name = 'UrlRefusedError'
+  }
+}
+
+/**
  * Whether a 401 says the access token is invalid, as an OAuth resource server says it (RFC 6750
  * 3.1): a Bearer challenge with error="invalid_token", or a JSON body whose error is
  * invalid_token. Only then is a refresh and one retry worth it: the service checked the token

@@ -44,8 +44,8 @@ export interface SessionEndingsOptions {
   changed: (budgetKey: string) => Promise<void>
   /** Tells the open pages of these sessions, on every instance, why they ended. */
   announce: (handles: readonly string[], reason: SessionEndReason) => void
-  /** Counts sessions that ended, by why. */
-  count: (ending: Ending, live: number) => void
+  /** Counts (and records) sessions that ended, by why. */
+  count: (ending: Ending, ended: EndedSessions) => void
   /** A monotonic clock in milliseconds, and timers, for the retries (tests give their own). */
   now?: () => number
   later?: (run: () => void, ms: number) => void
@@ -69,7 +69,7 @@ export function sessionEndings ({ changed, announce, count, now = () => performa
       await Promise.all([...new Set(ended.whose)].map(async (budgetKey) => { if (budgetKey !== undefined) await dropEpoch(budgetKey) }))
     }
     announce(ended.handles, ENDINGS[ending])
-    count(ending, ended.live)
+    count(ending, ended)
   }
 }
 

@@ -10,7 +10,7 @@ import { createSessionStore } from '../store/session-store.js'
 import { createSessionCore, type GrantAsRead, type OpenedSession } from './session-core.js'
 import type { CountAgainst, SessionEpochs } from './session-epochs.js'
 import type { SessionEndReason } from '../contract/live-events.js'
-import { sessionEndings, type Ending } from './session-endings.js'
+import { sessionEndings, type EndedSessions, type Ending } from './session-endings.js'
 import { createSessionIndex, type Person } from './session-index.js'
 import { createPersonSessions, type Ended, type LiveSession } from './person-sessions.js'
 import { beginSession, type Beginning, type HeldSession, type NewSession } from './begin-session.js'
@@ -37,8 +37,8 @@ export interface SessionsOptions<G extends GrantAsRead> {
   now: () => number
   /** Tells the open pages of these sessions, on every instance, why they ended. */
   announce: (handles: readonly string[], reason: SessionEndReason) => void
-  /** Counts sessions that ended, by why. */
-  count: (ending: Ending, live: number) => void
+  /** Counts (and records) sessions that ended, by why. */
+  count: (ending: Ending, ended: EndedSessions) => void
   /** An ending's leftover once its record was gone (the store failed after it). */
   leftBehind: (what: string, error: unknown) => void
 }

@@ -138,6 +138,12 @@ export function personBudgetKey (person: Person): string {
   return `user:${person.tenant}:${person.userId}`
 }
 
+/** The person a budget key names (personBudgetKey), or undefined: a sign-in whose user id is unknown. */
+export function personOfBudgetKey (budgetKey: string): Person | undefined {
+  const match = /^user:([^:]+):(.+)$/.exec(budgetKey)
+  return match === null ? undefined : { tenant: match[1] ?? '', userId: match[2] ?? '' }
+}
+
 /** The budget key of the session a record holds (SignedIn.budgetKey), or undefined: none signed in there. */
 export function budgetKeyOf (record: SessionRecord | undefined): string | undefined {
   if (record === undefined || typeof record.grantId !== 'string' || typeof record.tenant !== 'string' || typeof record.authenticatedAt !== 'number') return undefined

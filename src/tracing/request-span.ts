@@ -29,8 +29,12 @@ export interface RequestSpan {
 
 const tracer = trace.getTracer('media-bff', version)
 
-/** The headers a trace context is read from: only these, whatever else the request carries. */
-const TRACE_HEADERS = ['traceparent', 'tracestate'] as const
+/**
+ * The header a trace context is read from: traceparent alone, whatever else the request carries.
+ * Never tracestate, even from a trusted proxy: it is vendor data a client may have chosen, and
+ * whatever is joined goes on to the media service with every call made for the request.
+ */
+const TRACE_HEADERS = ['traceparent'] as const
 
 export function startRequestSpan (request: IncomingRequest): RequestSpan {
   const sent = sentContext(request.headers)
@@ -64,7 +68,7 @@ export function startRequestSpan (request: IncomingRequest): RequestSpan {
   }
 }
 
-/** The trace context of the request's own headers, without its baggage or anything else. */
+/** The trace context of the request's own headers, without its tracestate, baggage or anything else. */
 function sentContext (headers: IncomingRequest['headers']): Context {
   const carrier: Record<string, string> = {}
   for (const name of TRACE_HEADERS) {

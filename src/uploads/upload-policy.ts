@@ -1,7 +1,7 @@
 // Operator policy for upload registrations: caps on what a browser may ask for, and the check
 // that the upload URL handed to the browser points where it should.
 import type { Config } from '../config/config.js'
-import { UpstreamError } from '../media/upstream-error.js'
+import { UrlRefusedError } from '../media/upstream-error.js'
 import type { Static } from 'typebox'
 import type { UploadRegistrationOptions } from '../contract/uploads.js'
 
@@ -72,7 +72,7 @@ export function checkUploadUrl (value: string, tenantApiUrl: string, allowedHost
 /** A refused upload URL is the upstream's fault: 502, with a reason a person can act on. */
 export function refuseUploadUrl (verdict: UploadUrlVerdict): void {
   if (verdict.ok) return
-  throw new UpstreamError('malformed', 'upload_id', verdict.reason, 200, {
+  throw new UrlRefusedError('upload_id', verdict.reason, {
     error: 'forbidden_upload_host',
     error_description: `The media service returned an upload address media-bff may not hand out: ${verdict.reason}.`
   })

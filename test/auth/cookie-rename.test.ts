@@ -1,8 +1,9 @@
 // The session cookie was __Host-media-bff before 0.2.0 and is __Host-Http-media-bff since (RFC
 // 10017's prefix: only a server sets it). During a rolling upgrade from 0.1.0
 // (ROLLING_UPGRADE_FROM_0_1, the time it ends by) a browser holding 0.1.0's name for a session
-// 0.1.0 made stays signed in and is sent today's name too, and whenever this version sets or
-// clears the session cookie it does so under the old name as well, Lax as 0.1.0 set it
+// 0.1.0 made stays signed in under that name (never promoted to today's, which only a server
+// sets), and whenever this version sets or clears the session cookie it does so under the old
+// name as well, Lax as 0.1.0 set it
 // (plugins/previous-cookie-name.ts). But a page's script can set the old name, so it never wins
 // over today's, never signs a browser into a session a later version made, and means nothing
 // once the time given has passed. Sessions of 0.1.0 and 0.2.0 are the stored-record fixtures,
@@ -56,15 +57,22 @@ const over = (built: Built, cookies: Record<string, string>): Browser => {
 }
 const setBy = (setCookies: string[], name: string): ReturnType<typeof parseSetCookie> | undefined => setCookies.map(parseSetCookie).find((cookie) => cookie.name === name)
 
-t.test('a session 0.1.0 made, under its name: signed in, and sent back under both names', async (t) => {
+t.test('a session 0.1.0 made, under its name: signed in, never sent under today\'s name', async (t) => {
   const stack = await stackUntil(t, now + HOUR)
   const value = valueOf(made010.cookie)
   const browser = over(stack, { [OLD]: value })
   const answer = await browser.get('/auth/session')
   t.match(answer.json(), { authenticated: true, user: { name: 'Alice Example' } }, 'still signed in')
-  t.match(setBy(answer.setCookies, NEW), { value, attributes: { secure: true, httponly: true, path: '/', samesite: 'Strict' } }, 'the same session under today\'s name')
-  t.match(setBy(answer.setCookies, OLD), { value, attributes: { secure: true, httponly: true, path: '/', samesite: 'Lax' } }, 'and under the old one, Lax as 0.1.0 set it, for 0.1.0 replicas')
-  t.equal((await browser.get('/auth/session')).json().authenticated, true, 'and from then on under both')
+  // A page's script can set the old name: promoting it to today's, which only a server sets,
+  // would let a script plant a session 0.1.0 made (after signing the person out) for good.
+  t.equal(setBy(answer.setCookies, NEW), undefined, 'not promoted to the server\'s own name')
+  t.equal(browser.cookies.get(NEW), undefined)
+  now += 10 * 60_000
+  const touched = await browser.post('/auth/session/keepalive')
+  t.equal(touched.json().authenticated, true, 'kept alive under the old name')
+  t.equal(setBy(touched.setCookies, NEW), undefined, 'a touch saves it, and still sends no cookie under today\'s name')
+  t.match(setBy(touched.setCookies, OLD), { value, attributes: { secure: true, httponly: true, path: '/', samesite: 'Lax' } }, 'but under the old one, Lax as 0.1.0 set it, for 0.1.0 replicas')
+  t.equal((await browser.get('/auth/session')).json().authenticated, true, 'and from then on under the old name')
   const logout = await browser.post('/auth/logout')
   t.same([setBy(logout.setCookies, NEW)?.value, setBy(logout.setCookies, OLD)?.value], ['', ''], 'signing out clears both')
 })

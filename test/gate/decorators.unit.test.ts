@@ -10,7 +10,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url))
 const DECORATION = /\.decorate(Request|Reply)?(?:<[^>]*>)?\(\s*'([A-Za-z]+)'/g
 
 const ABOUT_SESSIONS = ['sessions', 'request.signedIn', 'request.access']
-const OTHERS = ['authorizationServers', 'clock', 'config', 'grants', 'isOperator', 'live', 'loginTransactions', 'media', 'metrics', 'registrations', 'relay', 'requestableScopes', 'roomForSignIn', 'stores', 'tokenEndpoint', 'tokens', 'uploadedFiles']
+const OTHERS = ['audit', 'authorizationServers', 'clock', 'config', 'grants', 'isOperator', 'live', 'loginTransactions', 'media', 'metrics', 'registrations', 'relay', 'requestableScopes', 'roomForSignIn', 'stores', 'tokenEndpoint', 'tokens', 'uploadedFiles']
 
 async function decorations (): Promise<string[]> {
   const found: string[] = []

@@ -33,7 +33,8 @@ for (const protocol of ['http/protobuf', 'http/json'] as const) {
     t.equal((await ledger.signIn(browser)).callback.status, 302)
 
     const { traceparent, traceId, parentId } = newTraceparent()
-    const register = await browser.post('/uploads/register', { folder_id: 0, title: 'Traced' }, { traceparent })
+    // A client's tracestate passed on by the proxy is the client's choice: never joined.
+    const register = await browser.post('/uploads/register', { folder_id: 0, title: 'Traced' }, { traceparent, tracestate: 'evil=client-chosen' })
     t.equal(register.status, 200)
     const requestId = String(register.headers['x-request-id'])
     const { ulid, url_upload_direct: uploadUrl } = register.json() as { ulid: string, url_upload_direct: string }
@@ -62,6 +63,7 @@ for (const protocol of ['http/protobuf', 'http/json'] as const) {
     const received = emulator.receivedRequests().find((request) => request.path === '/api/upload/id')
     t.equal(received?.headers.traceparent, `00-${traceId}-${call?.spanId ?? ''}-01`, 'the media service received the trace, its caller the client span')
     t.equal(received?.headers['x-request-id'], requestId, 'and the request id')
+    t.equal(received?.headers.tracestate, undefined, 'but no tracestate, even from a trusted proxy')
 
     const line = await bff.waitForLog((log) => log.reqId === requestId && log.msg === 'request completed')
     t.equal(line.trace_id, traceId, 'the request\'s log line names the trace')

@@ -19,7 +19,7 @@ import { assertionVerifier, type SignedInPerson } from '../../docs/recipes/own-s
 
 const BASE = '/media-bff'
 
-interface SiteAnswer { person: SignedInPerson | undefined, user: string | undefined, scopes: string | undefined }
+interface SiteAnswer { person: SignedInPerson | undefined, user: string | undefined, scopes: string | undefined, cookie: string | undefined }
 
 /** The site's own server: the Nuxt middleware, then a page that says whom it serves. */
 async function startSiteServer (port: number, check: Parameters<typeof mediaBffMiddleware>[0]): Promise<Server> {
@@ -28,7 +28,8 @@ async function startSiteServer (port: number, check: Parameters<typeof mediaBffM
   app.use('/editors', defineEventHandler((event): SiteAnswer => ({
     person: event.context.person as SignedInPerson | undefined,
     user: getRequestHeader(event, 'x-auth-request-user'),
-    scopes: getRequestHeader(event, 'x-auth-request-scopes')
+    scopes: getRequestHeader(event, 'x-auth-request-scopes'),
+    cookie: getRequestHeader(event, 'cookie')
   })))
   const server = createServer(toNodeListener(app))
   await new Promise<void>((resolve, reject) => {
@@ -71,12 +72,20 @@ t.test('nginx auth_request in front of the site\'s own server', async (t) => {
   t.match(answer.person, { id: '1', email: 'alice@example.test', tenant: 'default', scopes: ['basic', 'user.info'] }, 'the site\'s server knows who: the assertion verified')
   t.equal(answer.user, '1', 'the client\'s own X-Auth-Request-User replaced')
   t.equal(answer.scopes, 'basic user.info')
+  t.notMatch(answer.cookie ?? '', /__Host-Http-media-bff=/, 'the site\'s server never gets media-bff\'s session cookie')
+  const withOwn = await browser.navigate('/editors/drafts', { cookie: `site-theme=dark; ${browser.cookieHeader() ?? ''}; site-lang=en` })
+  const received = (withOwn.json() as SiteAnswer).cookie ?? ''
+  t.ok(received.includes('site-theme=dark') && received.includes('site-lang=en'), `its own cookies still reach it (${received.replace(/=[^;]*/g, '=...')})`)
+  t.notMatch(received, /__Host-Http-media-bff=/)
 
   const noScope = await browser.navigate('/editors/uploads/new')
   t.equal(noScope.status, 302, 'a part that needs upload: sent to the consent')
   const consentUrl = new URL(noScope.location ?? '')
   t.equal(consentUrl.searchParams.get('scope'), 'basic user.info upload')
   t.equal(consentUrl.searchParams.get('return_to'), '/editors/uploads/new')
+  const bare = await browser.navigate('/editors/uploads')
+  t.equal(bare.status, 302, 'and the part\'s own path, without its slash')
+  t.equal(new URL(bare.location ?? '').searchParams.get('scope'), 'basic user.info upload')
 
   const stranger = stack.browser()
   const forged = await stranger.navigate('/editors/drafts', { 'x-auth-request-user': '1', 'x-media-bff-assertion': String(page.headers['x-media-bff-assertion'] ?? 'x') })

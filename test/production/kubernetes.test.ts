@@ -8,6 +8,7 @@
 // started with the component's own settings and start script, and media-bff with exactly the
 // environment the Deployment gives it (secret files written here), and both answer.
 import { spawn } from 'node:child_process'
+import { isDeepStrictEqual } from 'node:util'
 import { connect } from 'node:net'
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -208,6 +209,8 @@ t.test('the HTTPRoute publishes the browsers\' and the webhooks\' paths on PUBLI
   t.same([...new Set(route.spec.rules.flatMap((rule) => rule.backendRefs?.map((backend) => `${backend.name}:${backend.port}`) ?? []))], [`${service.metadata.name}:${service.spec.ports[0]?.port ?? 0}`], 'every rule sends to the Service')
   t.same(route.spec.parentRefs.map((parent) => parent.sectionName), ['https'], 'on the Gateway\'s https listener only')
 
+  const removesTrace = [{ type: 'RequestHeaderModifier', requestHeaderModifier: { remove: ['traceparent', 'tracestate', 'baggage'] } }]
+  t.ok(route.spec.rules.every((rule) => isDeepStrictEqual(rule.filters, removesTrace)), 'every rule removes a client\'s trace context: media-bff believes the Gateway\'s')
   const events = ruleFor(route.spec, '/events')
   t.equal(events?.timeouts?.request, '0s', 'the live channel has no request timeout (a gateway\'s default would cut it)')
   for (const path of PUBLIC_PATHS.filter((candidate) => candidate !== '/events')) {
@@ -317,7 +320,7 @@ t.test('the site-server-auth component: the site\'s editors\' route asked of med
   t.equal(backend?.name, service.metadata.name, 'asks media-bff\'s Service...')
   t.ok(service.spec.ports.some((port) => port.port === backend?.port), '...on a port it has')
   t.equal(policy.spec.extAuth.http.path, '/auth/check', 'at the check media-bff answers Envoy\'s ext_authz on (routes/auth-check.ts)')
-  t.same(policy.spec.extAuth.headersToExtAuth, ['cookie'], 'only the browser\'s cookie is sent')
+  t.same(policy.spec.extAuth.headersToExtAuth, ['cookie', 'x-forwarded-proto'], 'only the browser\'s cookie, and the scheme a sign-in comes back with')
   t.equal(policy.spec.extAuth.failOpen, false, 'media-bff down: nobody let through')
   t.same(policy.spec.extAuth.http.headersToBackend, [...IDENTITY_HEADERS], 'the identity headers a check always answers, each replacing a client\'s')
   const ingress = only<NetworkPolicySpec>(manifests, 'NetworkPolicy').spec.ingress?.[0]?.from[0]?.podSelector?.matchLabels

@@ -1,7 +1,8 @@
 // SIGTERM ends media-bff within its grace period whatever became of the reader of its standard
 // output and error (src/log-destination.ts): a log shipper that stopped reading (the pipe full),
 // or one that went away (its end closed). The production entry in a process of its own, its
-// stdout and stderr pipes to this test; with a reader that keeps up, no line is lost.
+// stdout and stderr pipes to this test; with a reader that keeps up, no line is lost; with one
+// that lags, ordinary lines are dropped before any audit line, and one line says how many.
 import t, { type Test } from 'tap'
 import { spawn, type ChildProcessByStdio } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -20,9 +21,9 @@ interface Started { child: Child, url: string, output: () => string }
  * The production entry started, and known to be the one listening on its port (its own log says
  * so). Another process may take the port between freePort() and the bind: then on another one.
  */
-const start = async (t: Test): Promise<Started> => {
+const start = async (t: Test, env: Record<string, string> = {}): Promise<Started> => {
   for (let attempt = 1; ; attempt++) {
-    const started = await startOn(t, await freePort())
+    const started = await startOn(t, await freePort(), env)
     if (started !== 'port taken' || attempt === 3) {
       if (started === 'port taken') throw new Error('three ports in a row were taken before media-bff could listen')
       return started
@@ -30,7 +31,7 @@ const start = async (t: Test): Promise<Started> => {
   }
 }
 
-const startOn = async (t: Test, port: number): Promise<Started | 'port taken'> => {
+const startOn = async (t: Test, port: number, extraEnv: Record<string, string>): Promise<Started | 'port taken'> => {
   const child = spawn(process.execPath, nodeArgsFor('src/server'), {
     cwd: repoRoot,
     env: {
@@ -43,7 +44,8 @@ const startOn = async (t: Test, port: number): Promise<Started | 'port taken'> =
       OAUTH_CLIENT_SECRET: 'secret',
       SESSION_SECRETS: randomBytes(32).toString('base64url'),
       TOKEN_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-      LOG_LEVEL: 'info'
+      LOG_LEVEL: 'info',
+      ...extraEnv
     },
     stdio: ['ignore', 'pipe', 'pipe']
   })
@@ -124,4 +126,24 @@ t.test('a reader that keeps up gets every line, the last one at SIGTERM included
   for (const line of lines) byMessage[line.msg ?? '-'] = (byMessage[line.msg ?? '-'] ?? 0) + 1
   t.equal(lines.filter((line) => line.msg === 'request completed' && line.req?.path?.startsWith('/xxx') === true).length, 200, `each request's line (lines by message: ${JSON.stringify(byMessage)})`)
   t.equal(lines.at(-1)?.msg, 'closing', 'and the last, written as it closed')
+})
+
+t.test('the reader lags: ordinary lines are dropped first, the operator\'s lever is recorded, and one line says how many were dropped', async (t) => {
+  const token = randomBytes(32).toString('base64url')
+  const { child, url, output } = await start(t, { OPERATOR_TOKEN: token })
+  child.stdout.pause()
+  await logMegabytes(url)
+  const lever = await request(`${url}/operator/users/default/someone/sessions`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } })
+  t.equal(lever.statusCode, 200, 'the lever answers')
+  await lever.body.dump()
+  child.stdout.resume()
+  const said = (): boolean => output().includes('"audit":"operator_lever"') && output().includes('log lines were dropped')
+  for (let tries = 0; !said() && tries < 200; tries++) await new Promise((resolve) => setTimeout(resolve, 50))
+  const lines = output().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+  const audit = lines.find((line) => line.audit === 'operator_lever')
+  t.match(audit, { audit_schema: 1, outcome: 'success', tenant: 'default', person: 'someone', live: 0, msg: 'audit: operator_lever' }, 'the lever\'s audit line, written after hundreds of request lines were dropped')
+  const note = lines.find((line) => line.msg === 'log lines were dropped: the reader of the log did not keep up')
+  t.ok(typeof note?.dropped === 'number' && note.dropped > 0, `one line says how many were dropped (${String(note?.dropped)})`)
+  t.equal(note?.audit_dropped, 0, 'none of them an audit line')
+  t.ok(lines.filter((line) => line.msg === 'request completed').length < 200, 'request lines were dropped')
 })

@@ -11,7 +11,7 @@ t.test('every ending is announced with a reason pages know, and counted by why',
   const ended = sessionEndings({
     changed: async (budgetKey) => { changed.push(budgetKey) },
     announce: (handles, reason) => announced.push([handles, reason]),
-    count: (ending, live) => counted.push([ending, live])
+    count: (ending, { live }) => counted.push([ending, live])
   })
   for (const ending of Object.keys(ENDINGS) as Ending[]) {
     announced.length = 0

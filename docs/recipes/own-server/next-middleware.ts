@@ -1,10 +1,11 @@
 // Next.js (middleware.ts at the project's root): every request to the editors' area needs a person
 // signed in with media-bff. nginx asked media-bff already (auth_request) and put its assertion on
 // the request; this middleware verifies it anyway, so a request that reached Next some other way
-// carries nobody and is sent to sign in. Pages and route handlers then read the person with
-// assertionVerifier from headers() (next/headers), or trust the middleware and read
-// X-Auth-Request-User. Written with the web's Request and Response only, which Next's middleware
-// takes and gives: returning nothing lets the request go on.
+// carries nobody and is sent to sign in. Pages and route handlers then read the person from the
+// assertion (assertionVerifier on headers() from next/headers), never from X-Auth-Request-*: past
+// the proxy, anyone could send those beside an assertion of their own. Written with the web's
+// Request and Response only, which Next's middleware takes and gives: returning nothing lets the
+// request go on.
 import { assertionVerifier } from './verify-assertion.js'
 
 const MEDIA_BFF = process.env.MEDIA_BFF_URL ?? 'https://www.example.org/media-bff'
