@@ -39,7 +39,7 @@ export function readRegistration (body: unknown, apiUrl: string, now = Date.now(
   // `upload/id/<this ulid>` on the tenant's API, never another path there (a folder, a file).
   const finish = underTenantApi(api.finish, apiUrl)
   if (finish === undefined || finish !== underTenantApi(`${apiUrl.replace(/\/+$/, '')}/upload/id/${record.ulid}`, apiUrl)) {
-    throw invalid('api.finish is not this upload\'s upload/id URL on the tenant\'s API', true)
+    throw invalid('api.finish is not this upload\'s upload/id URL on the tenant\'s API', api.finish !== undefined)
   }
   const expiresIn = lifetimeSeconds(record.expires_in, record.expires, now)
   const registration: UploadRegistration = {
