@@ -21,6 +21,7 @@ import { REQUEST_ID_HEADER } from '../src/request-id.js'
 import { LIMIT_WINDOW_MS, type LimitName } from '../src/rate-limits.js'
 import { checkScopes, scopeRefusal } from '../src/oauth/scope-check.js'
 import { safeReturnPath } from '../src/sign-in/return-to.js'
+import { recentSignInRefusal } from '../src/sign-in/recent-sign-in.js'
 import { withAccessToken } from '../src/grants/with-access-token.js'
 import { GrantEndedError, GrantMissingError } from '../src/grants/grant-errors.js'
 import type { Access } from '../src/grants/access.js'
@@ -48,6 +49,8 @@ declare module 'fastify' {
     touchesSession?: boolean
     /** This route begins a new session in place of the request's (the sign-in callback). */
     replacesSession?: boolean
+    /** A risky act: the sign-in must be no older than RECENT_SIGN_IN (src/sign-in/recent-sign-in.ts). */
+    recentSignIn?: boolean
     /** Worked out by the gate from the above as the route is registered. */
     admission?: Admission
   }
@@ -313,12 +316,28 @@ export function sessionSteps (app: FastifyInstance, { sessions, sidOf, end, touc
       return
     }
     giveAccess(request, reply, admission.scopes).then(() => {
+      const refusal = admission.recentSignIn ? notRecent(request) : undefined
+      if (refusal !== undefined) {
+        done(refusal)
+        return
+      }
       touchIfAdmitted()
       done()
     }, done)
   }
 
   return { open, admit }
+}
+
+/**
+ * The refusal of a risky act (config `recentSignIn`, or a route's own risky case) when the request's
+ * sign-in is older than RECENT_SIGN_IN; undefined when it is recent (or nobody is signed in).
+ */
+export function notRecent (request: FastifyRequest): AppError | undefined {
+  const { signedIn, server } = request
+  if (signedIn === undefined) return undefined
+  const again = `${loginUrl(server.config.basePath)}?${new URLSearchParams({ prompt: 'login', return_to: refererPath(request) }).toString()}`
+  return recentSignInRefusal(signedIn.authenticatedAt, server.clock(), server.config.session.recentSignInMs, again)
 }
 
 /** The page that made the call, when it is ours, so re-authorization lands back on it. */

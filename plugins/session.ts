@@ -11,7 +11,7 @@ import fastifyCookie from '@fastify/cookie'
 import fastifySession from '@fastify/session'
 import { rememberingSigner } from './session-signer.js'
 import { readPreviousCookieName, writePreviousCookieName } from './previous-cookie-name.js'
-import { sessionSteps } from './gate.js'
+import { notRecent, sessionSteps } from './gate.js'
 import { createSessions, type Sessions } from '../src/sessions/sessions.js'
 import { createSessionEpochs } from '../src/sessions/session-epochs.js'
 import { newSessionHandle, type Person } from '../src/sessions/session-index.js'
@@ -252,6 +252,9 @@ export default fp(async (app) => {
         await end(request, reply)
         return { ended: 1, signedOut: true }
       }
+      // Ending another session is a risky act; signing this one out is not.
+      const refusal = notRecent(request)
+      if (refusal !== undefined) throw refusal
       const ended = person === undefined ? 0 : (await sessions.endHandles(person, [handle], 'ended_by_person')).live
       return { ended, signedOut: false }
     },

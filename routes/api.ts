@@ -23,7 +23,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       exposeHeadRoute: false,
       schema: relaySchema(operation),
       ...(hasBody ? { preValidation: async (request) => { request.body = bodyFromForm(operation, request.body) } } : {}),
-      config: { limit: 'api', scopes: [operation.scope] },
+      config: { limit: 'api', scopes: [operation.scope], recentSignIn: operation.recentSignIn === true },
       onResponse: async (_request, reply) => { app.metrics.relayed(operation.name, reply.statusCode) },
       handler: async (request, reply) => {
         const upstream = {

@@ -20,7 +20,8 @@ import { ErrorBody, SessionState, SignedInSession, SignedOut } from '../src/cont
 const LoginQuery = Type.Object({
   return_to: Type.Optional(Type.String({ maxLength: MAX_RETURN_TO_LENGTH })),
   scope: Type.Optional(Type.String({ maxLength: 256 })),
-  tenant: Type.Optional(Type.String({ maxLength: 64 }))
+  tenant: Type.Optional(Type.String({ maxLength: 64 })),
+  prompt: Type.Optional(Type.Literal('login', { description: 'Ask the media service for a fresh login, whatever session it keeps: what a `reauth_required` for a recent sign-in sends the browser to' }))
 })
 
 const CallbackQuery = Type.Object({
@@ -115,7 +116,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     }
     // Nothing is stored: the transaction goes to the browser, sealed (src/sign-in/login-transactions.ts).
     const started = await startSignIn(config, app.authorizationServers, app.loginTransactions, {
-      tenant, returnTo, grantedScopes, addedScopes, cookies: request.cookies, previousSid: signedIn?.sid
+      tenant, returnTo, grantedScopes, addedScopes, cookies: request.cookies, previousSid: signedIn?.sid, freshLogin: query.prompt === 'login'
     }).catch((error: unknown) => {
       if (!(error instanceof LoginTooLargeError)) throw error
       throw new AppError('invalid_request', 'return_to is too long for a sign-in to carry.', { details: { field: 'return_to' } })

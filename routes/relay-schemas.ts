@@ -49,6 +49,7 @@ function answers (operation: RelayOperation): Record<string, unknown> {
       csrf: true,
       signedIn: true,
       scopes: true,
+      recentSignIn: operation.recentSignIn === true,
       upstream: 'relayed',
       body: !reads,
       // Every operation's query is held to the parameters it names (none: no parameter at all).

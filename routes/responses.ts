@@ -60,6 +60,8 @@ export interface Guards {
   signedIn?: boolean
   /** Scopes beyond that (`config.scopes` not empty). */
   scopes?: boolean
+  /** A risky act: a sign-in older than RECENT_SIGN_IN is refused (src/sign-in/recent-sign-in.ts). */
+  recentSignIn?: boolean
   /**
    * The route calls the media service with the user's token: `relayed`, its answer passed on
    * (src/relay/); `read`, its answer read by media-bff (src/media/media-client.ts), which may find
@@ -99,6 +101,7 @@ export function refusals (guards: Guards): Record<string, unknown> {
     403: [
       ...(guards.csrf === true ? ['`csrf_failed`: no `X-CSRF: 1`, or an `Origin` other than PUBLIC_URL\'s or one of ALLOWED_ORIGINS'] : []),
       ...(guards.scopes === true ? ['`insufficient_scope`: the grant lacks a scope the person may still give (`required_scopes`; `reauthorize_url` asks for it)', '`scope_not_granted`: a re-authorization came back without it, so the account lacks the right'] : []),
+      ...(guards.recentSignIn === true ? ['`reauth_required` (with `login_url` and `max_age`, `reason` recent_sign_in): a risky act, and the sign-in is older than RECENT_SIGN_IN; `login_url` signs in again and comes back'] : []),
       ...(own[403] ?? []),
       ...(refused ? ['`upstream_refused`: the media service refused the call (its 403)'] : [])
     ],

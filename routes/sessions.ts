@@ -31,11 +31,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags: ['auth'],
       operationId: 'endSession',
-      summary: 'End one of the signed-in person\'s sessions (its grant too), on every instance',
+      summary: 'End one of the signed-in person\'s sessions (its grant too), on every instance; another than this one needs a recent sign-in',
       params: SessionParams,
       response: {
         200: json(SessionEnded, 'The session and its grant are gone, on every instance; `signed_out` when it was this browser\'s own, whose cookie is cleared'),
-        ...refusals({ ...guards, validated: ['the id'], body: true, own: { 404: ['`not_found`: the id is not one of this person\'s live sessions (it may have ended already)'] } })
+        ...refusals({ ...guards, validated: ['the id'], body: true, recentSignIn: true, own: { 404: ['`not_found`: the id is not one of this person\'s live sessions (it may have ended already)'] } })
       }
     },
     ...signedInOnly
@@ -46,8 +46,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.post('/auth/sessions/end-others', {
-    schema: { tags: ['auth'], operationId: 'endOtherSessions', summary: 'End every session of the signed-in person but this one', response: { 200: json(OtherSessionsEnded, 'Every other session of the person has ended, on every instance: how many'), ...refusals({ ...guards, body: true }) } },
-    ...signedInOnly
+    schema: { tags: ['auth'], operationId: 'endOtherSessions', summary: 'End every session of the signed-in person but this one (a risky act: it needs a recent sign-in)', response: { 200: json(OtherSessionsEnded, 'Every other session of the person has ended, on every instance: how many'), ...refusals({ ...guards, body: true, recentSignIn: true }) } },
+    config: { ...signedInOnly.config, recentSignIn: true }
   }, async (request) => {
     return { ended: await app.sessions.endOthers(request) }
   })

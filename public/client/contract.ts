@@ -8,6 +8,10 @@ export interface ErrorBody {
   /** A sentence that may be shown to a person */
   message: string
   login_url?: string
+  /** Why, where a code has more than one cause: recent_sign_in, for a reauth_required a risky act met */
+  reason?: string
+  /** With reason recent_sign_in: the oldest sign-in the act takes, in seconds (RECENT_SIGN_IN) */
+  max_age?: number
   required_scopes?: string[]
   reauthorize_url?: string
   field?: string

@@ -52,7 +52,15 @@ export class MediaBffError extends Error {
 
   /** The user must sign in (again) before anything else works. */
   get needsSignIn (): boolean {
-    return this.code === 'login_required' || this.code === 'reauth_required'
+    return this.code === 'login_required' || (this.code === 'reauth_required' && !this.needsRecentSignIn)
+  }
+
+  /**
+   * A risky act (deleting, a share link, ending another session) needs a sign-in more recent than
+   * the session's: everything else still works. `loginUrl` signs in again and comes back.
+   */
+  get needsRecentSignIn (): boolean {
+    return this.code === 'reauth_required' && this.details.reason === 'recent_sign_in'
   }
 }
 

@@ -25,8 +25,8 @@ export interface PageNavigation {
   signIn: (options?: LoginOptions) => void
   /**
    * Follows what a failure asks of the person: sign in again (`login_required`,
-   * `reauth_required`) or grant what is missing (`insufficient_scope`), coming back to this very
-   * place. True when it navigated; false for anything else, including `scope_not_granted` (the
+   * `reauth_required`, a risky act's recent sign-in) or grant what is missing
+   * (`insufficient_scope`), coming back to this very place. True when it navigated; false for anything else, including `scope_not_granted` (the
    * account lacks the right: show `error.message` instead of asking again).
    */
   follow: (error: unknown, options?: { returnTo?: string }) => boolean
@@ -65,9 +65,10 @@ export function navigation (root: string, navigate: (url: string) => void, defau
         navigate(loginUrl({ returnTo }))
         return true
       }
-      if (error.code === 'insufficient_scope' && error.reauthorizeUrl !== undefined) {
-        // media-bff names the scopes to ask for; the page knows best where to come back to.
-        const url = new URL(error.reauthorizeUrl, typeof location === 'undefined' ? 'https://page.invalid/' : location.href)
+      // media-bff names the scopes to ask for (or a fresh login); the page knows best where to come back to.
+      const asked = error.code === 'insufficient_scope' ? error.reauthorizeUrl : error.needsRecentSignIn ? error.loginUrl : undefined
+      if (asked !== undefined) {
+        const url = new URL(asked, typeof location === 'undefined' ? 'https://page.invalid/' : location.href)
         url.searchParams.set('return_to', returnTo)
         navigate(root === '' ? `${url.pathname}${url.search}` : url.href)
         return true

@@ -19,6 +19,7 @@ export const AUDIT_EVENTS = {
   operator_lever: { outcome: 'success', description: 'An operator ended every session and grant of `person` on `tenant` (DELETE /operator/users/...); `live`: how many sessions were live.' },
   proof_refused: { outcome: 'refused', description: 'A call was refused before anything of a session was opened: no `X-CSRF: 1`, or an `Origin` not allowed (`reason`: csrf_failed).' },
   scope_refused: { outcome: 'refused', description: 'A signed-in call needed a scope the grant lacks. `reason`: insufficient_scope (the person may still give it) or scope_not_granted; `scopes`: the missing ones.' },
+  recent_sign_in_required: { outcome: 'refused', description: 'A risky act (deleting a folder or a file, a share link, ending other sessions) was refused: the sign-in is older than RECENT_SIGN_IN, and the person is asked to sign in again.' },
   refresh_failed: { outcome: 'failure', description: 'The session\'s tokens could not be renewed. `reason`: reauth_required (the media service no longer takes the grant: the session ends) or unavailable (the token endpoint cannot be reached now: the session is kept).' },
   relay_refused: { outcome: 'refused', description: 'A call to /api/ was refused by the relay\'s allowlist: an operation it does not relay (`reason`: not_relayed), or input an operation does not take (`reason`: invalid_input, `field`).' },
   url_refused: { outcome: 'refused', description: 'The media service handed out an address media-bff may not use (an upload host not in UPLOAD_ALLOWED_HOSTS, a URL off the tenant\'s API); nothing of it reached the browser. `reason`: why.' }
@@ -69,7 +70,7 @@ export function auditLine (event: AuditEvent, details: AuditDetails, suppressed 
 }
 
 /** Events recorded at most PER_SECOND a second each: refusals, which anyone can cause at will. */
-export const THROTTLED: ReadonlySet<AuditEvent> = new Set(['sign_in_refused', 'proof_refused', 'scope_refused', 'relay_refused', 'url_refused'])
+export const THROTTLED: ReadonlySet<AuditEvent> = new Set(['sign_in_refused', 'proof_refused', 'scope_refused', 'recent_sign_in_required', 'relay_refused', 'url_refused'])
 const PER_SECOND = 20
 
 /** Whether a line of `event` is recorded now, and how many were left out before it. */

@@ -15,6 +15,7 @@ export function refusalEvent (failure: unknown, answer: AppError): Recorded | un
   if (failure instanceof RefreshUnavailableError) return { event: 'refresh_failed', details: { reason: 'unavailable' } }
   if (failure instanceof RelayInputError) return { event: 'relay_refused', details: { reason: 'invalid_input', field: failure.field } }
   if (answer.code === 'csrf_failed') return { event: 'proof_refused', details: { reason: 'csrf_failed' } }
+  if (answer.code === 'reauth_required' && answer.details.reason === 'recent_sign_in') return { event: 'recent_sign_in_required', details: {} }
   if (answer.code === 'insufficient_scope' || answer.code === 'scope_not_granted') {
     const missing = answer.details.required_scopes
     return { event: 'scope_refused', details: { reason: answer.code, scopes: Array.isArray(missing) ? missing.filter((scope): scope is string => typeof scope === 'string') : [] } }

@@ -16,6 +16,8 @@ export interface SessionSettings {
   secureCookie: boolean
   secrets: string[]
   idleTimeoutMs: number
+  /** The oldest sign-in a risky act takes (RECENT_SIGN_IN). */
+  recentSignInMs: number
   absoluteTimeoutMs: number
   /** How long a started sign-in may take before its transaction expires. */
   loginTimeoutMs: number
@@ -49,6 +51,7 @@ export function readSessionSettings (read: DeclaredReader, isHttps: boolean): Se
     secureCookie: isHttps,
     secrets,
     idleTimeoutMs,
+    recentSignInMs: read.duration('RECENT_SIGN_IN'),
     absoluteTimeoutMs,
     loginTimeoutMs: read.duration('LOGIN_TIMEOUT'),
     maxLoginsPerBrowser: read.integer('LOGIN_MAX_PER_BROWSER')

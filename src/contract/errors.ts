@@ -17,6 +17,8 @@ export const ErrorBody = Type.Object({
   error: Type.String({ description: 'The code: login_required, reauth_required, insufficient_scope, scope_not_granted, csrf_failed, not_found, invalid_request, rate_limited, upstream_refused, upstream_error, unavailable, ...' }),
   message: Type.String({ description: 'A sentence that may be shown to a person' }),
   login_url: Type.Optional(Type.String()),
+  reason: Type.Optional(Type.String({ description: 'Why, where a code has more than one cause: recent_sign_in, for a reauth_required a risky act met' })),
+  max_age: Type.Optional(Type.Integer({ description: 'With reason recent_sign_in: the oldest sign-in the act takes, in seconds (RECENT_SIGN_IN)' })),
   required_scopes: Type.Optional(Type.Array(Type.String())),
   reauthorize_url: Type.Optional(Type.String()),
   field: Type.Optional(Type.String()),

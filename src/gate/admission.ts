@@ -6,7 +6,7 @@
 //      with its body), a proxy's check (it changes nothing) or a public file; and a limit per
 //      client address;
 //   2. the session, opened with the request's count against its person's limit;
-//   3. the scopes the session's grant must hold.
+//   3. the scopes the session's grant must hold, and for a risky act a recent sign-in.
 // Nothing of a session is opened, counted or touched before the proof: a refused request changes
 // nothing of anyone's. A declaration that does not hold together (scopes without a session, a
 // limit no one counts, an operators' route without its token's name) stops the start.
@@ -33,6 +33,8 @@ export interface Declaration {
   scopes?: readonly string[]
   touchesSession?: boolean
   replacesSession?: boolean
+  /** A risky act: the sign-in must be no older than RECENT_SIGN_IN. */
+  recentSignIn?: boolean
 }
 
 export interface Admission {
@@ -53,6 +55,8 @@ export interface Admission {
   isActivity: boolean
   /** The route begins a new session in place of the request's (an expired one is replaced, not ended). */
   replacesSession: boolean
+  /** The sign-in must be recent (RECENT_SIGN_IN), checked after the scopes. */
+  recentSignIn: boolean
 }
 
 const CALLERS: readonly Caller[] = ['page', 'navigation', 'server', 'operator', 'proxy', 'anyone']
@@ -78,6 +82,7 @@ export function admissionOf (what: string, declared: Declaration, limits: Readon
   if (perPerson && !usesSession) problems.push(`limit "${limit}" counts per person, and a call whose caller is ${caller} opens no session`)
   if (scopes !== undefined && caller !== 'page') problems.push(`scopes need a page's call with a session, and this route's caller is ${caller}`)
   if (!usesSession && (declared.touchesSession !== undefined || declared.replacesSession !== undefined)) problems.push(`a call whose caller is ${caller} has no session to touch or replace`)
+  if (declared.recentSignIn === true && scopes === undefined) problems.push('a recent sign-in is asked of a signed-in call: declare its scopes (empty for none)')
   if (problems.length > 0) throw new DeclarationError(`${what}: ${problems.join('; ')}`)
   return {
     caller,
@@ -88,6 +93,7 @@ export function admissionOf (what: string, declared: Declaration, limits: Readon
     usesSession,
     scopes,
     isActivity: usesSession && declared.touchesSession !== false,
-    replacesSession: declared.replacesSession === true
+    replacesSession: declared.replacesSession === true,
+    recentSignIn: declared.recentSignIn === true
   }
 }

@@ -99,13 +99,17 @@ function requestIdInHeader (options: oidc.CustomFetchOptions): oidc.CustomFetchO
   return { ...options, body: form, headers: withRequestId({ ...options.headers }, body.get(REQUEST_ID_PARAMETER) ?? undefined) }
 }
 
-export function buildAuthorizationUrl (server: oidc.Configuration, params: { redirectUri: string, scopes: string[], state: string, codeChallenge: string }): string {
+export function buildAuthorizationUrl (server: oidc.Configuration, params: { redirectUri: string, scopes: string[], state: string, codeChallenge: string, freshLogin?: boolean }): string {
   return oidc.buildAuthorizationUrl(server, {
     redirect_uri: params.redirectUri,
     scope: params.scopes.join(' '),
     state: params.state,
     code_challenge: params.codeChallenge,
-    code_challenge_method: 'S256'
+    code_challenge_method: 'S256',
+    // A recent sign-in: the person proves who they are again, whatever session the service keeps
+    // (prompt=login and max_age=0, as OpenID Connect names them; a service that knows neither
+    // ignores both).
+    ...(params.freshLogin === true ? { prompt: 'login', max_age: '0' } : {})
   }).href
 }
 

@@ -30,6 +30,8 @@ export interface RelayOperation {
   method: RelayMethod
   path: string
   scope: string
+  /** A risky act: it needs a recent sign-in (RECENT_SIGN_IN). */
+  recentSignIn?: true
   summary: string
   query: Readonly<Record<string, FieldRule>>
   body: Readonly<Record<string, FieldRule>>
@@ -60,7 +62,7 @@ export const RELAY_OPERATIONS: readonly RelayOperation[] = [
   },
   { name: 'folder_create', operationId: 'createFolder', answer: Folder, method: 'POST', path: 'folders/:folder_id', scope: 'manage', summary: 'Create a folder inside folder_id', query: none, body: { name: folderName } },
   { name: 'folder_rename', operationId: 'renameFolder', answer: Folder, method: 'PUT', path: 'folders/:folder_id', scope: 'manage', summary: 'Rename a folder', query: none, body: { name: folderName } },
-  { name: 'folder_delete', operationId: 'deleteFolder', method: 'DELETE', path: 'folders/:folder_id', scope: 'manage', summary: 'Delete a folder', query: none, body: none },
+  { name: 'folder_delete', operationId: 'deleteFolder', method: 'DELETE', path: 'folders/:folder_id', scope: 'manage', recentSignIn: true, summary: 'Delete a folder', query: none, body: none },
   { name: 'file', operationId: 'getFile', answer: MediaFile, method: 'GET', path: 'files/:file_id', scope: 'basic', summary: 'A file', query: none, body: none },
   {
     name: 'file_update',
@@ -73,7 +75,7 @@ export const RELAY_OPERATIONS: readonly RelayOperation[] = [
     query: none,
     body: { title: { kind: 'text', maxLength: 255, required: true, description: 'The file\'s new title' } }
   },
-  { name: 'file_delete', operationId: 'deleteFile', method: 'DELETE', path: 'files/:file_id', scope: 'manage', summary: 'Delete a file', query: none, body: none },
+  { name: 'file_delete', operationId: 'deleteFile', method: 'DELETE', path: 'files/:file_id', scope: 'manage', recentSignIn: true, summary: 'Delete a file', query: none, body: none },
   { name: 'file_share', operationId: 'getFileShare', answer: ShareInfo, method: 'GET', path: 'files/:file_id/share', scope: 'share', summary: 'How a file is shared: its link and embed code', query: none, body: none },
   { name: 'folder_share', operationId: 'getFolderShare', answer: ShareInfo, method: 'GET', path: 'folders/:folder_id/share', scope: 'share', summary: 'How a folder is shared: its link and embed code', query: none, body: none },
   {
@@ -83,6 +85,7 @@ export const RELAY_OPERATIONS: readonly RelayOperation[] = [
     method: 'POST',
     path: 'files/0/share/link',
     scope: 'share',
+    recentSignIn: true,
     summary: 'Create a share link for one or more files',
     query: none,
     body: {

@@ -20,6 +20,8 @@ export interface StartSignIn {
   cookies: Readonly<Record<string, string | undefined>>
   /** The signed-in session's id, which a completed sign-in replaces (LoginTransaction.previousSid). */
   previousSid?: string | undefined
+  /** Ask the service for a fresh login (`prompt=login` on /auth/login): a recent sign-in. */
+  freshLogin?: boolean
 }
 
 export interface SignInStart extends Omit<StartedLogin, 'state'> {
@@ -46,7 +48,8 @@ export async function startSignIn (config: Config, servers: AuthorizationServers
       redirectUri: config.oauth.redirectUri,
       scopes,
       state,
-      codeChallenge: await codeChallengeOf(codeVerifier)
+      codeChallenge: await codeChallengeOf(codeVerifier),
+      freshLogin: request.freshLogin === true
     })
     return { authorizationUrl, cookie, dropped }
   })

@@ -7,7 +7,7 @@ const LIMITS = new Set(['login', 'webhooks', 'register', 'finish', 'api', 'sessi
 
 t.test('a page\'s call by default: the custom header, the session, activity', async (t) => {
   t.same(admissionOf('GET /auth/session', {}, LIMITS), {
-    caller: 'page', proof: 'custom-header', operatorToken: undefined, addressLimit: undefined, personLimit: undefined, usesSession: true, scopes: undefined, isActivity: true, replacesSession: false
+    caller: 'page', proof: 'custom-header', operatorToken: undefined, addressLimit: undefined, personLimit: undefined, usesSession: true, scopes: undefined, isActivity: true, replacesSession: false, recentSignIn: false
   })
   t.match(admissionOf('GET /auth/session', { touchesSession: false }, LIMITS), { isActivity: false }, 'a route that is no activity says so')
   t.match(admissionOf('POST /uploads/register', { limit: 'register', scopes: ['upload'] }, LIMITS), { proof: 'custom-header', personLimit: 'register', addressLimit: undefined, scopes: ['upload'] }, 'a person\'s limit counted with the session, then the scopes')
@@ -38,5 +38,6 @@ t.test('a declaration that does not hold together stops the start, every problem
   t.match(refused({ caller: 'page', operators: 'lever' }), /an operators' route names its token/)
   t.match(refused({ caller: 'operator', operators: 'metrics', touchesSession: false }), /a call whose caller is operator has no session to touch or replace/)
   t.match(refused({ caller: 'robot' as 'page' }), /caller "robot" is none of page, navigation, server, operator, proxy, anyone/)
+  t.match(refused({ caller: 'page', recentSignIn: true }), /a recent sign-in is asked of a signed-in call: declare its scopes/)
   t.match(refused({ caller: 'server', scopes: [], limit: 'api' }), /limit "api" counts per person.*; scopes need/, 'all at once')
 })
