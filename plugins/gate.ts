@@ -14,7 +14,7 @@ import fastifyCors from '@fastify/cors'
 import fastifyRateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, loginRequired, loginUrl } from '../src/errors.js'
-import { admissionOf, type Admission, type Caller, type OperatorToken } from '../src/gate/admission.js'
+import { admissionOf, type Admission, type Declaration, type OperatorToken } from '../src/gate/admission.js'
 import { pageProofRefusal, unroutedNeedsProof } from '../src/gate/page-proof.js'
 import { bearerTokenCheck } from '../src/bearer-token.js'
 import { REQUEST_ID_HEADER } from '../src/request-id.js'
@@ -30,28 +30,9 @@ import type { StoredGrant } from '../src/grants/grant-store.js'
 import type { Ending } from '../src/sessions/session-endings.js'
 
 declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Who calls this route (src/gate/admission.ts); a page's script unless it says otherwise. */
-    caller?: Caller
-    /** Only for `Authorization: Bearer <METRICS_TOKEN | OPERATOR_TOKEN>`; 404 to anyone else. */
-    operators?: OperatorToken
-    /** The rate limit this route counts against (src/rate-limits.ts). */
-    limit?: LimitName
-    /**
-     * Scopes the signed-in session's grant must hold for this route (empty: signed in with a live
-     * grant); request.access is then set.
-     */
-    scopes?: readonly string[]
-    /**
-     * false: a request to this route is not activity (it does not move the idle timeout on):
-     * GET /auth/session, which tabs ask whenever they are looked at again.
-     */
-    touchesSession?: boolean
-    /** This route begins a new session in place of the request's (the sign-in callback). */
-    replacesSession?: boolean
-    /** A risky act: the sign-in must be no older than RECENT_SIGN_IN (src/sign-in/recent-sign-in.ts). */
-    recentSignIn?: boolean
-    /** Worked out by the gate from the above as the route is registered. */
+  // What a route declares is the admission's Declaration (src/gate/admission.ts), said there once.
+  interface FastifyContextConfig extends Declaration {
+    /** Worked out by the gate from the declaration as the route is registered. */
     admission?: Admission
   }
   interface FastifyInstance {

@@ -25,15 +25,21 @@ export type Caller = 'page' | 'navigation' | 'server' | 'operator' | 'proxy' | '
 /** The operators' tokens: METRICS_TOKEN for what they read, OPERATOR_TOKEN for their levers. */
 export type OperatorToken = 'metrics' | 'lever'
 
-/** What a route declares in its `config`. */
+/** What a route declares in its `config` (plugins/gate.ts makes it Fastify's route config). */
 export interface Declaration {
+  /** Who calls the route; a page's script unless it says otherwise. */
   caller?: Caller
+  /** Only for `Authorization: Bearer <METRICS_TOKEN | OPERATOR_TOKEN>`; 404 to anyone else. */
   operators?: OperatorToken
+  /** The rate limit the route counts against (src/rate-limits.ts). */
   limit?: LimitName
+  /** Scopes the signed-in session's grant must hold (empty: signed in with a live grant); request.access is then set. */
   scopes?: readonly string[]
+  /** false: a request is not activity (GET /auth/session, which tabs ask whenever they are looked at again). */
   touchesSession?: boolean
+  /** The route begins a new session in place of the request's (the sign-in callback). */
   replacesSession?: boolean
-  /** A risky act: the sign-in must be no older than RECENT_SIGN_IN. */
+  /** A risky act: the sign-in must be no older than RECENT_SIGN_IN (src/sign-in/recent-sign-in.ts). */
   recentSignIn?: boolean
 }
 

@@ -70,7 +70,8 @@ t.test('a flood of refusals: at most 20 lines a second each, the next saying how
   const { bff, close } = await startStack({})
   t.teardown(close)
   const browser = bff.browser()
-  for (let i = 0; i < 30; i++) await browser.fetch('GET', '/auth/session')
+  // Together, so they fall in one second however busy the machine is.
+  await Promise.all(Array.from({ length: 30 }, async () => await browser.fetch('GET', '/auth/session')))
   const refused = of(bff, 'proof_refused')
   t.ok(refused.length <= 21 && refused.length >= 20, `${refused.length} lines for 30 refusals`)
   await new Promise((resolve) => setTimeout(resolve, 1100))
