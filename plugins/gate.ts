@@ -28,6 +28,9 @@ import type { Access } from '../src/grants/access.js'
 import type { Sessions } from '../src/sessions/sessions.js'
 import type { StoredGrant } from '../src/grants/grant-store.js'
 import type { Ending } from '../src/sessions/session-endings.js'
+import { anomalyRefusal, type Vouch } from '../src/sessions/vouch.js'
+import type { SignedIn } from '../src/sessions/signed-in.js'
+import { createBoundedMemo } from '../src/bounded-memo.js'
 
 declare module 'fastify' {
   // What a route declares is the admission's Declaration (src/gate/admission.ts), said there once.
@@ -205,10 +208,15 @@ export interface SessionStepParts {
   cookieToRenew: (request: FastifyRequest) => boolean
   /** Keeps the session's cookie from the request: @fastify/session then neither reads nor answers it. */
   hideCookie: (request: FastifyRequest) => void
+  /** Whether a page's signed-in call may act as its session (src/sessions/vouch.ts). */
+  vouch: (request: FastifyRequest, signedIn: SignedIn) => Vouch
 }
 
+/** Anomalies recorded per instance (a session and the place it was seen from, once each). */
+const ANOMALIES_REMEMBERED = 10_000
+
 /** The gate's two session steps, for plugins/session.ts to place around @fastify/session. */
-export function sessionSteps (app: FastifyInstance, { sessions, sidOf, end, touch, cookieToRenew, hideCookie }: SessionStepParts): SessionSteps {
+export function sessionSteps (app: FastifyInstance, { sessions, sidOf, end, touch, cookieToRenew, hideCookie, vouch }: SessionStepParts): SessionSteps {
   const { config } = app
   const personMaxima: Partial<Record<LimitName, number>> = {
     register: config.rateLimit.registerPerMinute,
@@ -272,6 +280,37 @@ export function sessionSteps (app: FastifyInstance, { sessions, sidOf, end, touc
     }
   }
 
+  const anomaliesSeen = createBoundedMemo<true>(ANOMALIES_REMEMBERED)
+  /**
+   * A page's call the session does not vouch for (vouch.ts): answered as signed out (a bound
+   * session's call without its cookie), or as SESSION_ANOMALY says; true when it was answered.
+   */
+  const unvouched = (request: FastifyRequest, reply: FastifyReply, signedIn: SignedIn, scopes: readonly string[] | undefined, done: (error?: Error) => void): boolean => {
+    const vouched = vouch(request, signedIn)
+    if (vouched.kind === 'vouched') return false
+    const who = { tenant: signedIn.tenant, person: signedIn.user.id, session: signedIn.handle }
+    if (vouched.kind === 'unbound') {
+      app.audit('device_binding_refused', { ...who, reason: vouched.fault }, request)
+      done(scopes === undefined ? undefined : loginRequired(config.basePath))
+      return true
+    }
+    const { changed, action, now } = vouched
+    const seen = `${signedIn.handle}\n${now.device}\n${now.network}`
+    if (anomaliesSeen.get(seen) === undefined) {
+      anomaliesSeen.set(seen, true)
+      app.audit('session_anomaly', { ...who, reason: changed.join(','), device: now.device, network: now.network, signed_in_device: signedIn.signedInFrom?.device, signed_in_network: signedIn.signedInFrom?.network, action }, request)
+    }
+    if (action === 'end') {
+      end(request, reply, 'anomaly').then(() => { done(scopes === undefined ? undefined : loginRequired(config.basePath)) }, done)
+      return true
+    }
+    if (action === 'reauth' && scopes !== undefined) {
+      done(anomalyRefusal(signInAgainUrl(request)))
+      return true
+    }
+    return false
+  }
+
   const admit: Step = (request, reply, done) => {
     const { admission } = request.routeOptions.config
     const session = request.session
@@ -288,6 +327,7 @@ export function sessionSteps (app: FastifyInstance, { sessions, sidOf, end, touc
       end(request, reply, 'expired').then(() => { done(admission.scopes === undefined ? undefined : loginRequired(config.basePath)) }, done)
       return
     }
+    if (signedIn !== undefined && arrival !== 'replace' && admission.vouched && unvouched(request, reply, signedIn, admission.scopes, done)) return
     if (arrival !== 'replace') request.signedIn = signedIn
     // Touched only once the request is admitted: a refused one keeps nothing alive.
     const touchIfAdmitted = (): void => { if (arrival === 'touch') touch(request) }
@@ -317,8 +357,12 @@ export function sessionSteps (app: FastifyInstance, { sessions, sidOf, end, touc
 export function notRecent (request: FastifyRequest): AppError | undefined {
   const { signedIn, server } = request
   if (signedIn === undefined) return undefined
-  const again = `${loginUrl(server.config.basePath)}?${new URLSearchParams({ prompt: 'login', return_to: refererPath(request) }).toString()}`
-  return recentSignInRefusal(signedIn.authenticatedAt, server.clock(), server.config.session.recentSignInMs, again)
+  return recentSignInRefusal(signedIn.authenticatedAt, server.clock(), server.config.session.recentSignInMs, signInAgainUrl(request))
+}
+
+/** Where a person signs in afresh (the service asked for a new login) and comes back to the page. */
+function signInAgainUrl (request: FastifyRequest): string {
+  return `${loginUrl(request.server.config.basePath)}?${new URLSearchParams({ prompt: 'login', return_to: refererPath(request) }).toString()}`
 }
 
 /** The page that made the call, when it is ours, so re-authorization lands back on it. */

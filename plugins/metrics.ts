@@ -22,7 +22,7 @@ export interface Metrics {
   upstreamCall: (endpoint: string, status: number, seconds: number) => void
   /** A call through the relay (/api/...), by operation and the status media-bff answered. */
   relayed: (operation: string, status: number) => void
-  /** Sessions ended, by why (src/sessions/session-endings.ts: signed_out, expired, grant_gone, replaced, ended_by_person, other_sessions, operator, over_cap). */
+  /** Sessions ended, by why (src/sessions/session-endings.ts: signed_out, expired, grant_gone, replaced, ended_by_person, other_sessions, operator, over_cap, anomaly). */
   sessionsEnded: (reason: string, count: number) => void
   /** A relayed answer cut off after its status went out: deadline, malformed (or too large), upstream. */
   relayCutOff: (operation: string, reason: string) => void
@@ -68,7 +68,7 @@ export default fp(async (app) => {
   const registrations = new Counter({ name: 'media_bff_upload_registrations_total', help: 'Upload registrations, by outcome', labelNames: ['outcome'], registers: [registry] })
   const finishes = new Counter({ name: 'media_bff_upload_finishes_total', help: 'Upload finishes, by outcome', labelNames: ['outcome'], registers: [registry] })
   const relayed = new Counter({ name: 'media_bff_relayed_calls_total', help: 'Calls through the relay (/api/...), by operation and outcome (ok, not_modified, refused, upstream_error, upstream_timeout, unavailable)', labelNames: ['operation', 'outcome'], registers: [registry] })
-  const sessionsEnded = new Counter({ name: 'media_bff_sessions_ended_total', help: 'Sessions ended, by reason (signed_out, expired, grant_gone, replaced, ended_by_person, other_sessions, operator, over_cap)', labelNames: ['reason'], registers: [registry] })
+  const sessionsEnded = new Counter({ name: 'media_bff_sessions_ended_total', help: 'Sessions ended, by reason (signed_out, expired, grant_gone, replaced, ended_by_person, other_sessions, operator, over_cap, anomaly)', labelNames: ['reason'], registers: [registry] })
   const cutOffs = new Counter({ name: 'media_bff_relayed_cut_offs_total', help: 'Relayed answers cut off after their status was sent, by operation and reason (deadline, malformed, upstream)', labelNames: ['operation', 'reason'], registers: [registry] })
   const webhooks = new Counter({ name: 'media_bff_webhooks_total', help: 'Webhooks of the media service, by outcome (accepted, duplicate, refused_body, refused_signature, refused_stale, refused_replay, refused_tenant, refused_size, rate_limited, queue_full, unavailable)', labelNames: ['outcome'], registers: [registry] })
   const followUps = new Counter({ name: 'media_bff_webhook_follow_ups_total', help: 'Webhook follow-ups, by outcome (announced, already_told, not_a_file, unknown_file, nobody_signed_in, unreadable; failed: tried again later; given_up)', labelNames: ['outcome'], registers: [registry] })

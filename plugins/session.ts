@@ -20,6 +20,8 @@ import type { Ending } from '../src/sessions/session-endings.js'
 import type { LiveSession } from '../src/sessions/person-sessions.js'
 import type { HeldSession } from '../src/sessions/begin-session.js'
 import { describeDevice } from '../src/sessions/device.js'
+import { vouchFor } from '../src/sessions/vouch.js'
+import { createBoundedMemo } from '../src/bounded-memo.js'
 import { coarseNetwork } from '../src/sessions/network.js'
 import type { SignedInSession } from '../src/sign-in/session-after-sign-in.js'
 import { createGrantStore, type GrantStore, type StoredGrant } from '../src/grants/grant-store.js'
@@ -142,6 +144,18 @@ export default fp(async (app) => {
     request.signedIn = undefined
     reply.clearCookie(settings.cookieName, { path: '/', httpOnly: true, secure: settings.secureCookie, sameSite: 'strict' })
   }
+  const binding = app.deviceBinding
+  // A device is named from its User-Agent on every signed-in call (anomaly signals): once per text.
+  const devices = createBoundedMemo<string>(1000)
+  const deviceOf = (userAgent: string | undefined): string => {
+    const key = (userAgent ?? '').slice(0, 512)
+    let device = devices.get(key)
+    if (device === undefined) {
+      device = describeDevice(userAgent)
+      devices.set(key, device)
+    }
+    return device
+  }
   const steps = sessionSteps(app, {
     sessions,
     sidOf,
@@ -153,7 +167,12 @@ export default fp(async (app) => {
     // with the current TOKEN_KEYS entry. One that came under the name before 0.2.0 is not renewed:
     // it is never sent under today's name (plugins/previous-cookie-name.ts).
     cookieToRenew: (request) => request.cookies[settings.cookieName] !== request.session?.encryptedSessionId,
-    hideCookie: (request) => { delete request.cookies[settings.cookieName] }
+    hideCookie: (request) => { delete request.cookies[settings.cookieName] },
+    vouch: (request, signedIn) => vouchFor(signedIn, {
+      boundCookieFault: binding === undefined ? undefined : (bound) => binding.fault(request.cookies[binding.cookieName], bound, app.clock()),
+      whereabouts: () => ({ device: deviceOf(request.headers['user-agent']), network: coarseNetwork(request.ip) }),
+      anomaly: settings.anomaly
+    })
   })
 
   // Between the cookie parser's hook and @fastify/session's: the name before 0.2.0 is read and
@@ -277,7 +296,7 @@ export default fp(async (app) => {
       return grant === undefined ? undefined : { signedIn, grant }
     }
   })
-}, { name: 'session', dependencies: ['config', 'gate', 'stores', 'metrics', 'audit'] })
+}, { name: 'session', dependencies: ['config', 'gate', 'stores', 'metrics', 'audit', 'device-binding'] })
 
 /** A promise's outcome to a store callback, later (never in the promise chain, never twice). */
 function settle<T> (work: Promise<T>, callback: (error: unknown, value?: T) => void): void {

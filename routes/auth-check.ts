@@ -15,6 +15,8 @@ import { identityHeaders, LOGIN_HEADER } from '../src/auth-check/identity-header
 import { forwardedOriginal, returnTargetOf, type Original } from '../src/auth-check/original-request.js'
 import { trustedPeer } from '../src/trusted-peer.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Binding } from '../src/device-binding/device-binding.js'
+import type { BoundCookieFault } from '../src/device-binding/bound-cookie.js'
 import { empty, header, json, redirect, refusals } from './responses.js'
 import { SESSION_IF_ANY } from './schemas.js'
 import { ErrorBody, JwkSet } from '../src/contract/index.js'
@@ -51,7 +53,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       return {
         subject: { userId: signedIn.user.id, name: signedIn.user.name, email: signedIn.user.email, tenant: grant.tenant, scopes: grant.scopes, handle: signedIn.handle, authenticatedAt: signedIn.authenticatedAt },
         deniedScopes: signedIn.deniedScopes,
-        endsAt: signedIn.endsAt
+        endsAt: signedIn.endsAt,
+        // Off, a binding made while it was on is not asked for (as for a page's call).
+        binding: app.deviceBinding === undefined ? undefined : signedIn.binding
       }
     },
     sign: assertionSigner(assertions),
@@ -62,6 +66,15 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const site = { publicOrigin: config.publicOrigin, siteOrigins: new Set([config.publicOrigin, ...config.allowedOrigins]) }
   const signInUrl = `${config.publicOrigin}${loginUrl(config.basePath)}`
   const jwks = JSON.stringify(jwksOf(assertions.keys))
+  // The check's cookie is the browser's, as the proxy passed it on: a bound session's short-lived
+  // cookie among it (src/device-binding/).
+  const { deviceBinding } = app
+  const faultOf = (request: FastifyRequest, binding: Binding | undefined): BoundCookieFault | undefined => {
+    if (deviceBinding === undefined || binding === undefined) return undefined
+    const header = request.headers.cookie
+    return deviceBinding.fault(header === undefined ? undefined : app.parseCookie(header)[deviceBinding.cookieName], binding, app.clock())
+  }
+  const shows = (request: FastifyRequest, binding: Binding): boolean => faultOf(request, binding) === undefined
 
   /**
    * The check's answer. `original`: the page asked about; `navigation`: the refusal goes to the
@@ -73,18 +86,22 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     if (unknown.length > 0) {
       throw new AppError('invalid_request', `This site does not ask for the scope ${unknown.join(', ')}.`, { details: { field: 'scope', known_scopes: [...app.requestableScopes] } })
     }
-    const checked = await checks.check(app.sessions.sidAsked(request), required)
+    const checked = await checks.check(app.sessions.sidAsked(request), required, (binding) => shows(request, binding))
+    if (checked.kind === 'unbound') {
+      const { subject } = checked.reading
+      app.audit('device_binding_refused', { tenant: subject.tenant, person: subject.userId, session: subject.handle, reason: faultOf(request, checked.reading.binding) }, request)
+    }
     reply.header('cache-control', 'no-store')
     // 200 and no body: Envoy's ext_authz takes no other status as a yes (nginx and Traefik take any 2xx).
     if (checked.kind === 'signed_in') return await reply.code(200).headers(identityHeaders(checked.subject, checked.assertion)).send()
     const trusted = fromTrustedProxy(request.socket.remoteAddress)
     const returnTo = returnTargetOf(trusted ? original : undefined, request.protocol, site)
     const signIn = (scopes?: readonly string[]): string => `${signInUrl}?${new URLSearchParams({ ...(scopes === undefined ? {} : { scope: scopes.join(' ') }), return_to: returnTo }).toString()}`
-    const where = checked.kind === 'signed_out' ? signIn() : checked.verdict.kind === 'insufficient_scope' ? signIn(checked.verdict.reauthorizeScopes) : undefined
+    const where = checked.kind === 'signed_out' || checked.kind === 'unbound' ? signIn() : checked.verdict.kind === 'insufficient_scope' ? signIn(checked.verdict.reauthorizeScopes) : undefined
     const method = (trusted ? original.method?.toUpperCase() : undefined) ?? request.method
     if (where !== undefined && navigation && (method === 'GET' || method === 'HEAD')) return await reply.redirect(where, 302)
     if (where !== undefined) reply.header(LOGIN_HEADER, where)
-    if (checked.kind === 'signed_out') throw new AppError('login_required', 'Please sign in.', { details: { login_url: signIn() } })
+    if (checked.kind === 'signed_out' || checked.kind === 'unbound') throw new AppError('login_required', 'Please sign in.', { details: { login_url: signIn() } })
     throw scopeRefusal(checked.verdict, signIn)
   }
 

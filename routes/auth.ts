@@ -14,6 +14,7 @@ import { authErrorPage } from '../src/pages/auth-error-page.js'
 import { StoreUnavailableError } from '../src/store/key-value-store.js'
 import type { Grant } from '../src/grants/grant-store.js'
 import { SESSION_IF_ANY } from './schemas.js'
+import { REGISTRATION_HEADER } from '../src/device-binding/wire.js'
 import { header, json, redirect, refusal, refusals, RETRY_AFTER, text } from './responses.js'
 import { ErrorBody, SessionState, SignedInSession, SignedOut } from '../src/contract/index.js'
 
@@ -180,7 +181,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       // sign-in began in, or what replaced that since.
       const previous = request.signedIn ?? await app.sessions.beganIn(transaction.previousSid)
       const signedIn = sessionAfterSignIn(
-        previous === undefined ? {} : { userId: previous.user.id, tenant: previous.tenant, deniedScopes: [...previous.deniedScopes], uploadOwner: previous.uploadOwner, name: previous.user.name, email: previous.user.email, entitlements: previous.entitlements === undefined ? undefined : [...previous.entitlements] },
+        previous === undefined ? {} : { userId: previous.user.id, tenant: previous.tenant, deniedScopes: [...previous.deniedScopes], uploadOwner: previous.uploadOwner, name: previous.user.name, email: previous.user.email, entitlements: previous.entitlements === undefined ? undefined : [...previous.entitlements], binding: previous.binding },
         { grantId: completed.grant.id, grantedScopes: completed.grant.scopes, user: completed.user, deniedScopes: completed.deniedScopes },
         transaction,
         app.clock()
@@ -208,6 +209,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
    */
   const sessionState = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const text = await sessionText(request, reply)
+    // A signed-in session not bound to a key yet is offered to be (DEVICE_BOUND_SESSIONS): every
+    // page asks this as it loads.
+    const { signedIn } = request
+    if (app.deviceBinding !== undefined && signedIn !== undefined && signedIn.binding === undefined) reply.header(REGISTRATION_HEADER, app.deviceBinding.offer(signedIn.handle, app.clock()))
     await reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(text)
   }
   const sessionText = async (request: FastifyRequest, reply: FastifyReply): Promise<string> => {
@@ -245,7 +250,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const answers = new WeakMap<Grant, { key: string, json: string }>()
 
   app.get('/auth/session', {
-    schema: { tags: ['auth'], operationId: 'getSession', summary: 'Who is signed in, with which scopes, until when; reading it does not count as activity', security: SESSION_IF_ANY, response: { 200: json(SessionState, SESSION_ANSWER), ...refusals({ csrf: true }) } },
+    schema: { tags: ['auth'], operationId: 'getSession', summary: 'Who is signed in, with which scopes, until when; reading it does not count as activity', security: SESSION_IF_ANY, response: { 200: json(SessionState, SESSION_ANSWER, { 'Secure-Session-Registration': header(Type.String({ description: 'With DEVICE_BOUND_SESSIONS, to a session not bound yet: where a browser with DBSC binds it to a key of its own (POST /auth/device/register), and the challenge to sign' })) }), ...refusals({ csrf: true }) } },
     // Tabs ask this whenever they are looked at again: asking must not keep an idle session alive.
     config: { touchesSession: false }
   }, sessionState)

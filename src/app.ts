@@ -20,6 +20,7 @@ import docsPlugin from '../plugins/docs.js'
 import storesPlugin from '../plugins/stores.js'
 import mediaPlugin from '../plugins/media.js'
 import sessionPlugin from '../plugins/session.js'
+import deviceBindingPlugin from '../plugins/device-binding.js'
 import tokensPlugin from '../plugins/tokens.js'
 import liveUpdatesPlugin from '../plugins/live-updates.js'
 import relayPlugin from '../plugins/relay.js'
@@ -28,6 +29,7 @@ import clientModulePlugin from '../plugins/client-module.js'
 import healthRoutes from '../routes/health.js'
 import authRoutes from '../routes/auth.js'
 import authCheckRoutes from '../routes/auth-check.js'
+import deviceBindingRoutes from '../routes/device-binding.js'
 import uploadRoutes from '../routes/uploads.js'
 import apiRoutes from '../routes/api.js'
 import sessionRoutes from '../routes/sessions.js'
@@ -64,6 +66,7 @@ export const app = fp(async (fastify: FastifyInstance, { config, clock }: AppOpt
   await fastify.register(metricsPlugin)
   await fastify.register(storesPlugin)
   await fastify.register(mediaPlugin)
+  await fastify.register(deviceBindingPlugin)
   await fastify.register(sessionPlugin)
   await fastify.register(tokensPlugin)
   await fastify.register(liveUpdatesPlugin)
@@ -71,6 +74,7 @@ export const app = fp(async (fastify: FastifyInstance, { config, clock }: AppOpt
   await fastify.register(healthRoutes)
   await fastify.register(authRoutes)
   await fastify.register(authCheckRoutes)
+  await fastify.register(deviceBindingRoutes)
   await fastify.register(uploadRoutes)
   await fastify.register(apiRoutes)
   await fastify.register(sessionRoutes)

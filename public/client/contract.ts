@@ -357,6 +357,37 @@ export interface JwkSet {
   keys: PublicJwk[]
 }
 
+export interface DeviceBoundSessionInstructions {
+  /** The binding's id: what the browser names its refreshes by (Sec-Secure-Session-Id); never the session's id or handle */
+  session_identifier: string
+  /** Where the browser renews the short-lived cookie (POST, under BASE_PATH) */
+  refresh_url: string
+  scope: {
+    /** PUBLIC_URL's origin */
+    origin: string
+    include_site: false
+    /** What needs no short-lived cookie (sign-in, its callback, the proxy's check, these routes) and, under a BASE_PATH, that only its paths need it; the first rule that matches decides */
+    scope_specification: Array<{
+      type: 'include' | 'exclude'
+      /** PUBLIC_URL's host */
+      domain: string
+      path: string
+    }>
+  }
+  credentials: Array<{
+    type: 'cookie'
+    /** The session cookie's name and -bound */
+    name: string
+    /** As the Set-Cookie beside it says: Path=/; Secure; HttpOnly; SameSite=Strict */
+    attributes: string
+  }>
+}
+
+export interface DeviceBindingEnded {
+  /** The browser drops its device-bound session and its key: the session it spoke for is over, or was never this one */
+  continue: false
+}
+
 /** The live channel's events (GET /events) by name, each with the JSON of its data */
 export interface LiveEventData {
   /** The first event of every channel, after the `retry` field (how long to wait before reconnecting); its id is a point to resume from */

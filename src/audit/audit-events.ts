@@ -15,13 +15,18 @@ export const AUDIT_EVENTS = {
   sign_in: { outcome: 'success', description: 'A person signed in: a new session began (its `session`), on `tenant` as `person`.' },
   sign_in_refused: { outcome: 'refused', description: 'A sign-in ended without a session. `reason`: the callback\'s outcome (`access_denied` and the authorization server\'s other errors, `invalid_state`, `issuer_mismatch`, `exchange_failed`, `unavailable`...).' },
   sign_out: { outcome: 'success', description: 'A person signed out of this browser\'s session (POST /auth/logout).' },
-  session_ended: { outcome: 'success', description: 'Sessions ended, one line per ending. `reason`: signed_out, expired, grant_gone, replaced, ended_by_person, other_sessions, operator or over_cap; `sessions`: the handles of those that ended; `live`: how many were live.' },
+  session_ended: { outcome: 'success', description: 'Sessions ended, one line per ending. `reason`: signed_out, expired, grant_gone, replaced, ended_by_person, other_sessions, operator, over_cap or anomaly; `sessions`: the handles of those that ended; `live`: how many were live.' },
   operator_lever: { outcome: 'success', description: 'An operator ended every session and grant of `person` on `tenant` (DELETE /operator/users/...); `live`: how many sessions were live.' },
   proof_refused: { outcome: 'refused', description: 'A call was refused before anything of a session was opened: no `X-CSRF: 1`, or an `Origin` not allowed (`reason`: csrf_failed).' },
   scope_refused: { outcome: 'refused', description: 'A signed-in call needed a scope the grant lacks. `reason`: insufficient_scope (the person may still give it) or scope_not_granted; `scopes`: the missing ones.' },
   recent_sign_in_required: { outcome: 'refused', description: 'A risky act (deleting a folder or a file, a share link, ending other sessions) was refused: the sign-in is older than RECENT_SIGN_IN, and the person is asked to sign in again.' },
   refresh_failed: { outcome: 'failure', description: 'The session\'s tokens could not be renewed. `reason`: reauth_required (the media service no longer takes the grant: the session ends) or unavailable (the token endpoint cannot be reached now: the session is kept).' },
   relay_refused: { outcome: 'refused', description: 'A call to /api/ was refused by the relay\'s allowlist: an operation it does not relay (`reason`: not_relayed), or input an operation does not take (`reason`: invalid_input, `field`).' },
+  device_bound: { outcome: 'success', description: 'A session was bound to a key its browser cannot export (DEVICE_BOUND_SESSIONS): from now on its calls need the short-lived cookie only that key renews. `binding`: the binding\'s id (the browser\'s DBSC session identifier); `alg`: ES256 or RS256.' },
+  device_binding_renewed: { outcome: 'success', description: 'A bound session\'s short-lived cookie was renewed with a proof from its key. `binding`: its id.' },
+  device_binding_failed: { outcome: 'refused', description: 'A device binding\'s registration or renewal was refused. `reason`: malformed, wrong_type, algorithm, key, signature (not signed by the session\'s key: another device), challenge (not one media-bff issued for this session) or already_bound (a bound session is never bound again); `step`: register or refresh.' },
+  device_binding_refused: { outcome: 'refused', description: 'A call of a bound session came without the short-lived cookie its key renews, or with one that does not hold: the session cookie was used elsewhere than in the browser it was bound to, or that browser could not renew. `reason`: bound_cookie_missing, bound_cookie_expired or bound_cookie_invalid. The call was answered as signed out.' },
+  session_anomaly: { outcome: 'failure', description: 'A signed-in call came from another device or network than its sign-in (SESSION_ANOMALY_SIGNALS); recorded once per session and place per instance (so never held back: there are only so many). `reason`: the signals that changed (device, network); `device` and `network`: the call\'s; `signed_in_device` and `signed_in_network`: the sign-in\'s; `action`: what SESSION_ANOMALY did (log, reauth or end).' },
   url_refused: { outcome: 'refused', description: 'The media service handed out an address media-bff may not use (an upload host not in UPLOAD_ALLOWED_HOSTS, a URL off the tenant\'s API); nothing of it reached the browser. `reason`: why.' }
 } as const satisfies Record<string, { outcome: AuditOutcome, description: string }>
 
@@ -50,7 +55,7 @@ export interface AuditDetails {
   session?: string
   client?: string
   reason?: string
-  /** The event's own extras (`sessions`, `live`, `scopes`, `field`). */
+  /** The event's own extras (`sessions`, `live`, `scopes`, `field`, `binding`...). */
   [extra: string]: string | number | readonly string[] | undefined
 }
 
@@ -70,7 +75,7 @@ export function auditLine (event: AuditEvent, details: AuditDetails, suppressed 
 }
 
 /** Events recorded at most PER_SECOND a second each: refusals, which anyone can cause at will. */
-export const THROTTLED: ReadonlySet<AuditEvent> = new Set(['sign_in_refused', 'proof_refused', 'scope_refused', 'recent_sign_in_required', 'relay_refused', 'url_refused'])
+export const THROTTLED: ReadonlySet<AuditEvent> = new Set(['sign_in_refused', 'proof_refused', 'scope_refused', 'recent_sign_in_required', 'relay_refused', 'url_refused', 'device_binding_failed', 'device_binding_refused'])
 const PER_SECOND = 20
 
 /** Whether a line of `event` is recorded now, and how many were left out before it. */

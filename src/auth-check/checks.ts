@@ -5,6 +5,7 @@
 // together share one read. A check reads the session and never writes, touches or ends it.
 import { checkScopes, type ScopeVerdict } from '../oauth/scope-check.js'
 import type { Assertion, SignAssertion, Subject } from './assertions.js'
+import type { Binding } from '../device-binding/device-binding.js'
 
 /** A signed-in session as a check needs it (plugins/session.ts reads it through the session face). */
 export interface Reading {
@@ -13,11 +14,15 @@ export interface Reading {
   deniedScopes: readonly string[]
   /** When the session ends unless it is used before, epoch milliseconds. */
   endsAt: number
+  /** The key the session is bound to (DEVICE_BOUND_SESSIONS): the check's cookie must show it. */
+  binding?: Binding | undefined
 }
 
 export type CheckAnswer =
   | { kind: 'signed_in', subject: Subject, assertion: Assertion | undefined }
   | { kind: 'signed_out' }
+  /** A bound session, and the browser's call shows no short-lived cookie that holds for it. */
+  | { kind: 'unbound', reading: Reading }
   | { kind: 'scope_missing', verdict: Exclude<ScopeVerdict, { ok: true }> }
 
 export interface ChecksOptions {
@@ -87,12 +92,18 @@ export function createChecks ({ read, sign, keepMs, now, maxEntries = MAX_ENTRIE
   }
 
   return {
-    /** The answer for the session `sid` names (undefined: no valid cookie) and the scopes asked for. */
-    check: async (sid: string | undefined, required: readonly string[]): Promise<CheckAnswer> => {
+    /**
+     * The answer for the session `sid` names (undefined: no valid cookie) and the scopes asked for;
+     * `shows`: whether the call shows a bound session's short-lived cookie (kept answers are the
+     * session's, and every call shows its own); none shows one unless said.
+     */
+    check: async (sid: string | undefined, required: readonly string[], shows: (binding: Binding) => boolean = () => false): Promise<CheckAnswer> => {
       if (sid === undefined) return { kind: 'signed_out' }
       const at = now()
       const entry = await entryOf(sid, at)
       if (entry === undefined || entry.reading.endsAt < at) return { kind: 'signed_out' }
+      const { binding } = entry.reading
+      if (binding !== undefined && !shows(binding)) return { kind: 'unbound', reading: entry.reading }
       const verdict = checkScopes(entry.reading.subject.scopes, required, entry.reading.deniedScopes)
       if (!verdict.ok) return { kind: 'scope_missing', verdict }
       return { kind: 'signed_in', subject: entry.reading.subject, assertion: entry.assertion }

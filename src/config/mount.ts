@@ -20,7 +20,7 @@ const PATH = /^(\/[A-Za-z0-9._~-]+)+$/
 
 /** media-bff's own routes and route families: a callback path among them would collide at start. */
 const OWN_ROUTES = ['/auth/login', '/auth/logout', '/auth/session', '/auth/sessions', '/auth/check', '/events', '/docs', '/metrics', '/healthz', '/readyz']
-const OWN_PREFIXES = ['/api/', '/uploads/', '/client/', '/operator/', '/auth/session/', '/auth/sessions/', '/webhooks/', '/.well-known/']
+const OWN_PREFIXES = ['/api/', '/uploads/', '/client/', '/operator/', '/auth/session/', '/auth/sessions/', '/auth/check/', '/auth/device/', '/webhooks/', '/.well-known/']
 
 /** True when `path` is made of plain segments, none of them `.` or `..`. */
 function isPlainPath (path: string): boolean {

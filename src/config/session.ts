@@ -23,7 +23,28 @@ export interface SessionSettings {
   loginTimeoutMs: number
   /** Open login transactions one browser may hold at once (one per tab). */
   maxLoginsPerBrowser: number
+  /** Device-bound sessions (DEVICE_BOUND_SESSIONS): undefined when off. */
+  deviceBound: DeviceBoundSettings | undefined
+  /** What a call from another device or network than the sign-in's does (SESSION_ANOMALY). */
+  anomaly: AnomalySettings
 }
+
+export interface DeviceBoundSettings {
+  /** The short-lived cookie only the session's key renews: the session cookie's name and `-bound`. */
+  cookieName: string
+  /** DEVICE_BOUND_COOKIE_LIFETIME. */
+  cookieLifetimeMs: number
+}
+
+export type AnomalySignal = 'device' | 'network'
+export type AnomalyAction = 'log' | 'reauth' | 'end'
+
+export interface AnomalySettings {
+  action: AnomalyAction
+  signals: readonly AnomalySignal[]
+}
+
+const ANOMALY_SIGNALS: readonly AnomalySignal[] = ['device', 'network']
 
 export function readSessionSettings (read: DeclaredReader, isHttps: boolean): SessionSettings {
   const secrets = read.list('SESSION_SECRETS')
@@ -43,8 +64,15 @@ export function readSessionSettings (read: DeclaredReader, isHttps: boolean): Se
   const absoluteTimeoutMs = read.duration('SESSION_ABSOLUTE_TIMEOUT')
   if (idleTimeoutMs > absoluteTimeoutMs) read.problem('SESSION_IDLE_TIMEOUT', 'must not be longer than SESSION_ABSOLUTE_TIMEOUT')
 
+  const cookieName = isHttps ? `__Host-Http-${cookieBase}` : cookieBase
+  const deviceBoundOn = read.boolean('DEVICE_BOUND_SESSIONS')
+  const boundCookieLifetimeMs = read.duration('DEVICE_BOUND_COOKIE_LIFETIME')
+  const signals = read.list('SESSION_ANOMALY_SIGNALS')
+  const unknownSignals = signals.filter((signal) => !(ANOMALY_SIGNALS as readonly string[]).includes(signal))
+  if (unknownSignals.length > 0) read.problem('SESSION_ANOMALY_SIGNALS', `${unknownSignals.join(', ')}: only ${ANOMALY_SIGNALS.join(' and ')} are signals`)
+
   return {
-    cookieName: isHttps ? `__Host-Http-${cookieBase}` : cookieBase,
+    cookieName,
     // Releases before 0.2.0 named it __Host-<name>: read and written beside the new name only
     // while a rolling upgrade from 0.1.0 runs (plugins/previous-cookie-name.ts).
     rollingUpgrade: readRollingUpgrade(read, cookieBase, isHttps, Date.now()),
@@ -54,7 +82,12 @@ export function readSessionSettings (read: DeclaredReader, isHttps: boolean): Se
     recentSignInMs: read.duration('RECENT_SIGN_IN'),
     absoluteTimeoutMs,
     loginTimeoutMs: read.duration('LOGIN_TIMEOUT'),
-    maxLoginsPerBrowser: read.integer('LOGIN_MAX_PER_BROWSER')
+    maxLoginsPerBrowser: read.integer('LOGIN_MAX_PER_BROWSER'),
+    deviceBound: deviceBoundOn ? { cookieName: `${cookieName}-bound`, cookieLifetimeMs: boundCookieLifetimeMs } : undefined,
+    anomaly: {
+      action: read.choice('SESSION_ANOMALY') as AnomalyAction,
+      signals: ANOMALY_SIGNALS.filter((signal) => signals.includes(signal))
+    }
   }
 }
 

@@ -10,7 +10,9 @@ import { OtherSessionsEnded, SessionEnded, SessionList, SessionListItem, Session
 import { FinishResult, UploadRegistration, UploadRegistrationOptions, UploadRegistrationRequest } from './uploads.js'
 import { LiveClosed, LiveFile, LiveReady, LiveResync, LiveSessionEnded } from './live-events.js'
 import { AssertionClaims, JwkSet, PublicJwk } from './site-servers.js'
+import { DeviceBindingEnded, DeviceBoundSessionInstructions } from './device-binding.js'
 
+export * from './device-binding.js'
 export * from './errors.js'
 export * from './live-events.js'
 export * from './media.js'
@@ -25,7 +27,8 @@ export const CONTRACT: Readonly<Record<string, TSchema>> = Object.fromEntries([
   UploadRegistrationOptions, UploadRegistrationRequest, UploadRegistration, FinishResult,
   MediaId, ApiLinks, MediaFile, StoredFile, Folder, FolderContents, MediaUserInfo, ShareInfo, ShareLink, OEmbed,
   LiveReady, LiveFile, LiveSessionEnded, LiveResync, LiveClosed,
-  AssertionClaims, PublicJwk, JwkSet
+  AssertionClaims, PublicJwk, JwkSet,
+  DeviceBoundSessionInstructions, DeviceBindingEnded
 ].map((schema) => [titleOf(schema), schema]))
 
 function titleOf (schema: TSchema): string {

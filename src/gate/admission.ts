@@ -14,13 +14,15 @@ import { PERSON_LIMITS, type LimitName } from '../rate-limits.js'
 
 /**
  * Who calls a route: a page's script acting with the session (`page`, the default), the browser
- * itself at the top level (`navigation`: sign-in, the callback), another server with a credential
+ * itself at the top level (`navigation`: sign-in, the callback), the browser on its own account,
+ * with the session and without a page's header (`browser`: a device-bound session's registration
+ * and renewal, which Chrome makes itself), another server with a credential
  * of its own (`server`: the service's signed webhooks), an operator with a bearer token
  * (`operator`), a reverse proxy asking on a browser's behalf who is signed in (`proxy`: GET
  * /auth/check, which reads the session itself and never opens, touches or writes it), or anyone,
  * for a public resource that acts on no session (`anyone`).
  */
-export type Caller = 'page' | 'navigation' | 'server' | 'operator' | 'proxy' | 'anyone'
+export type Caller = 'page' | 'navigation' | 'browser' | 'server' | 'operator' | 'proxy' | 'anyone'
 
 /** The operators' tokens: METRICS_TOKEN for what they read, OPERATOR_TOKEN for their levers. */
 export type OperatorToken = 'metrics' | 'lever'
@@ -63,10 +65,15 @@ export interface Admission {
   replacesSession: boolean
   /** The sign-in must be recent (RECENT_SIGN_IN), checked after the scopes. */
   recentSignIn: boolean
+  /**
+   * The call is vouched for (src/sessions/vouch.ts: a bound session's short-lived cookie, anomaly
+   * signals) before it may act as its session: a page's.
+   */
+  vouched: boolean
 }
 
-const CALLERS: readonly Caller[] = ['page', 'navigation', 'server', 'operator', 'proxy', 'anyone']
-const PROOF = { page: 'custom-header', navigation: 'none', server: 'none', operator: 'bearer', proxy: 'none', anyone: 'none' } as const
+const CALLERS: readonly Caller[] = ['page', 'navigation', 'browser', 'server', 'operator', 'proxy', 'anyone']
+const PROOF = { page: 'custom-header', navigation: 'none', browser: 'none', server: 'none', operator: 'bearer', proxy: 'none', anyone: 'none' } as const
 
 export class DeclarationError extends Error {
   override name = 'DeclarationError'
@@ -81,7 +88,7 @@ export function admissionOf (what: string, declared: Declaration, limits: Readon
   const caller = declared.caller ?? (declared.operators === undefined ? 'page' : 'operator')
   if (!CALLERS.includes(caller)) problems.push(`caller "${String(caller)}" is none of ${CALLERS.join(', ')}`)
   if ((caller === 'operator') !== (declared.operators !== undefined)) problems.push('an operators\' route names its token (operators: metrics or lever), and only such a route does')
-  const usesSession = caller === 'page' || caller === 'navigation'
+  const usesSession = caller === 'page' || caller === 'navigation' || caller === 'browser'
   const { limit, scopes } = declared
   if (limit !== undefined && !limits.has(limit)) problems.push(`limit "${String(limit)}" is no limit media-bff counts (${[...limits].join(', ')})`)
   const perPerson = limit !== undefined && PERSON_LIMITS.has(limit)
@@ -100,6 +107,7 @@ export function admissionOf (what: string, declared: Declaration, limits: Readon
     scopes,
     isActivity: usesSession && declared.touchesSession !== false,
     replacesSession: declared.replacesSession === true,
-    recentSignIn: declared.recentSignIn === true
+    recentSignIn: declared.recentSignIn === true,
+    vouched: caller === 'page'
   }
 }

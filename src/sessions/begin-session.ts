@@ -72,7 +72,7 @@ export async function beginSession<S extends NewSession> (parts: BeginSessionPar
   const samePerson = person !== undefined && previousPerson?.tenant === person.tenant && previousPerson.userId === person.userId
   if (previousPerson !== undefined && previousHandle !== undefined && !samePerson) await parts.forget(previousPerson, previousHandle)
   const handle = newSessionHandle()
-  const sid = await held.save({ ...session, handle })
+  const sid = await held.save({ ...session, handle, signInDevice: device, signInNetwork: network })
   if (sid === undefined) return
   await afterSave?.(sid, { sid: previousSid, live: previous.authenticatedAt !== undefined })
   if (person === undefined) return

@@ -14,7 +14,8 @@ import { MAX_AGE_MS } from './session-core.js'
  * are told of it (the live `session` event's `reason`): the person signed out, the idle or absolute
  * timeout passed, the grant was gone (ended elsewhere, or refused by the service), a new sign-in
  * in the same browser replaced it, the person ended it from another session (one, or all others),
- * an operator ended all of a person's, or a sign-in beyond the person's cap ended the oldest.
+ * an operator ended all of a person's, a sign-in beyond the person's cap ended the oldest, or a
+ * call came from another device or network than the sign-in with SESSION_ANOMALY=end.
  */
 export const ENDINGS = {
   signed_out: 'signed_out',
@@ -24,7 +25,8 @@ export const ENDINGS = {
   ended_by_person: 'ended',
   other_sessions: 'ended',
   operator: 'ended',
-  over_cap: 'ended'
+  over_cap: 'ended',
+  anomaly: 'ended'
 } as const satisfies Record<string, SessionEndReason>
 
 export type Ending = keyof typeof ENDINGS

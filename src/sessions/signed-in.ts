@@ -5,6 +5,7 @@
 // its calls count against, which grant and tenant it acts with, how long its record lives.
 import type { Person } from './session-index.js'
 import { isReadableFormat } from '../store/record-format.js'
+import { bindingOf, type Binding } from '../device-binding/device-binding.js'
 
 export interface SessionTimeouts {
   /** SESSION_IDLE_TIMEOUT: unused this long, the session ends. */
@@ -34,6 +35,11 @@ export interface StoredSession {
   handle?: string
   authenticatedAt?: number
   lastSeen?: number
+  /** The key the session is bound to (DEVICE_BOUND_SESSIONS), once the browser registered one. */
+  binding?: Binding
+  /** The device and network it signed in from (src/sessions/device.ts, network.ts), as anomaly signals compare them. */
+  signInDevice?: string
+  signInNetwork?: string
   /**
    * The text the record was read as, never stored itself: a save is a compare-and-set against it
    * (src/store/session-store.ts).
@@ -82,6 +88,10 @@ export interface SignedIn extends Deadlines {
   entitlements: readonly string[] | undefined
   authenticatedAt: number
   lastSeen: number
+  /** The key it is bound to: its calls show the short-lived cookie only that key renews. */
+  binding: Binding | undefined
+  /** Where it signed in from (undefined in sessions begun before 0.4.0): what anomaly signals compare. */
+  signedInFrom: { device: string, network: string } | undefined
 }
 
 /** The session's deadlines, from when it signed in and when it was last used. */
@@ -113,6 +123,8 @@ export function signedInOf (sid: string, record: SessionRecord, timeouts: Sessio
     entitlements: strings(record.entitlements),
     authenticatedAt,
     lastSeen,
+    binding: record.binding === undefined ? undefined : bindingOf(record.binding),
+    signedInFrom: typeof record.signInDevice === 'string' && typeof record.signInNetwork === 'string' ? { device: record.signInDevice, network: record.signInNetwork } : undefined,
     ...deadlinesOf(authenticatedAt, lastSeen, timeouts)
   }
 }

@@ -2,11 +2,13 @@
 // session it replaces. Only a re-authorization by the same user on the same tenant carries
 // anything: the scopes that user was already refused (so a route does not send them round
 // again), the owner of their upload registrations (so uploads in flight can still finish), and
-// their profile where this sign-in could not read user/info. A different user, or another
-// tenant, starts clean.
+// their profile where this sign-in could not read user/info, and the key the session was bound
+// to (a re-authorization must not leave a window in which another key could be registered). A
+// different user, or another tenant, starts clean.
 import type { LoginTransaction } from './login-transactions.js'
 import { unionScopes } from '../scopes.js'
 import { RECORD_FORMAT } from '../store/record-format.js'
+import type { Binding } from '../device-binding/device-binding.js'
 
 export interface PreviousSignIn {
   userId?: string | undefined
@@ -16,6 +18,8 @@ export interface PreviousSignIn {
   name?: string | undefined
   email?: string | undefined
   entitlements?: string[] | undefined
+  /** The key the session it replaces was bound to (DEVICE_BOUND_SESSIONS). */
+  binding?: Binding | undefined
 }
 
 export interface CompletedSignInFacts {
@@ -36,6 +40,8 @@ export interface SignedInSession {
   uploadOwner: string
   authenticatedAt: number
   lastSeen: number
+  /** The same person's re-authorization keeps the browser's binding: its key and cookie go on. */
+  binding?: Binding
 }
 
 export function sessionAfterSignIn (previous: PreviousSignIn, completed: CompletedSignInFacts, transaction: Pick<LoginTransaction, 'tenant' | 'addedScopes'>, now: number): SignedInSession {
@@ -57,6 +63,7 @@ export function sessionAfterSignIn (previous: PreviousSignIn, completed: Complet
     deniedScopes: unionScopes(carriedDenials, completed.deniedScopes).filter((scope) => !completed.grantedScopes.includes(scope)),
     uploadOwner: (sameUser ? previous.uploadOwner : undefined) ?? completed.grantId,
     authenticatedAt: now,
-    lastSeen: now
+    lastSeen: now,
+    ...(sameUser && previous.binding !== undefined ? { binding: previous.binding } : {})
   }
 }

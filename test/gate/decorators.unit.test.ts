@@ -9,7 +9,7 @@ import { join } from 'node:path'
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const DECORATION = /\.decorate(Request|Reply)?(?:<[^>]*>)?\(\s*'([A-Za-z]+)'/g
 
-const ABOUT_SESSIONS = ['sessions', 'request.signedIn', 'request.access']
+const ABOUT_SESSIONS = ['sessions', 'request.signedIn', 'request.access', 'deviceBinding']
 const OTHERS = ['audit', 'authorizationServers', 'clock', 'config', 'grants', 'isOperator', 'live', 'loginTransactions', 'media', 'metrics', 'registrations', 'relay', 'requestableScopes', 'roomForSignIn', 'stores', 'tokenEndpoint', 'tokens', 'uploadedFiles']
 
 async function decorations (): Promise<string[]> {
