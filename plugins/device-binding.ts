@@ -14,16 +14,19 @@ export default fp(async (app) => {
   const { config, stores } = app
   const settings = config.session.deviceBound
   const { basePath } = config
-  app.decorate('deviceBinding', settings === undefined ? undefined : createDeviceBinding({
-    secrets: config.session.secrets,
-    cookieName: settings.cookieName,
-    cookieLifetimeMs: settings.cookieLifetimeMs,
-    secureCookie: config.session.secureCookie,
-    publicOrigin: config.publicOrigin,
-    basePath,
-    // Nothing here needs the short-lived cookie, and a browser must not hold them back to renew it.
-    excludedPaths: [`${basePath}/auth/login`, `${basePath}${config.oauth.callbackPath}`, `${basePath}/auth/check`, `${basePath}/auth/device/`],
-    // Used challenges sit with used sign-in states: single use, for what is left of their life.
-    takeOnce: async (nonce, ttlMs) => await stores.signIns.setIfAbsent(`dbsc-challenge:${nonce}`, '1', ttlMs)
-  }))
+  const made = settings === undefined
+    ? undefined
+    : createDeviceBinding({
+      secrets: config.session.secrets,
+      cookieName: settings.cookieName,
+      cookieLifetimeMs: settings.cookieLifetimeMs,
+      secureCookie: config.session.secureCookie,
+      publicOrigin: config.publicOrigin,
+      basePath,
+      // Nothing here needs the short-lived cookie, and a browser must not hold them back to renew it.
+      excludedPaths: [`${basePath}/auth/login`, `${basePath}${config.oauth.callbackPath}`, `${basePath}/auth/check`, `${basePath}/auth/device/`],
+      // Used challenges sit with used sign-in states: single use, for what is left of their life.
+      takeOnce: async (nonce, ttlMs) => await stores.signIns.setIfAbsent(`dbsc-challenge:${nonce}`, '1', ttlMs)
+    })
+  app.decorate('deviceBinding', made)
 }, { name: 'device-binding', dependencies: ['config', 'stores'] })
