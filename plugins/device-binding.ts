@@ -23,8 +23,11 @@ export default fp(async (app) => {
       secureCookie: config.session.secureCookie,
       publicOrigin: config.publicOrigin,
       basePath,
+      // Their pages' calls renew the cookie too (the protocol lets only the origin's own otherwise).
+      refreshInitiators: config.allowedOrigins.map((origin) => new URL(origin).host).filter((host) => host !== new URL(config.publicOrigin).host),
       // Nothing here needs the short-lived cookie, and a browser must not hold them back to renew it.
-      excludedPaths: [`${basePath}/auth/login`, `${basePath}${config.oauth.callbackPath}`, `${basePath}/auth/check`, `${basePath}/auth/device/`],
+      // A sign-in is not among them: one that shows the cookie replaces and keeps the session.
+      excludedPaths: [`${basePath}${config.oauth.callbackPath}`, `${basePath}/auth/check`, `${basePath}/auth/device/`],
       // Used challenges sit with used sign-in states: single use, for what is left of their life.
       takeOnce: async (nonce, ttlMs) => await stores.signIns.setIfAbsent(`dbsc-challenge:${nonce}`, '1', ttlMs)
     })

@@ -210,13 +210,15 @@ export interface SessionStepParts {
   hideCookie: (request: FastifyRequest) => void
   /** Whether a page's signed-in call may act as its session (src/sessions/vouch.ts). */
   vouch: (request: FastifyRequest, signedIn: SignedIn) => Vouch
+  /** Whether the request shows its session's binding to a key, if it has one (src/device-binding/). */
+  showsBinding: (request: FastifyRequest, signedIn: SignedIn) => boolean
 }
 
 /** Anomalies recorded per instance (a session and the place it was seen from, once each). */
 const ANOMALIES_REMEMBERED = 10_000
 
 /** The gate's two session steps, for plugins/session.ts to place around @fastify/session. */
-export function sessionSteps (app: FastifyInstance, { sessions, sidOf, end, touch, cookieToRenew, hideCookie, vouch }: SessionStepParts): SessionSteps {
+export function sessionSteps (app: FastifyInstance, { sessions, sidOf, end, touch, cookieToRenew, hideCookie, vouch, showsBinding }: SessionStepParts): SessionSteps {
   const { config } = app
   const personMaxima: Partial<Record<LimitName, number>> = {
     register: config.rateLimit.registerPerMinute,
@@ -247,6 +249,9 @@ export function sessionSteps (app: FastifyInstance, { sessions, sidOf, end, touc
       const max = limit === undefined ? undefined : personMaxima[limit]
       // Only a live signed-in session is held to its person's limit; the route answers anyone else.
       const signedIn = record === undefined ? undefined : sessions.signedIn(sid, record)
+      // A navigation (a sign-in, its callback) with a copy of a bound session's cookie is one
+      // without a session: it replaces, keeps and ends nothing of that session's.
+      if (signedIn !== undefined && admission?.caller === 'navigation' && !showsBinding(request, signedIn)) hideCookie(request)
       done(counted !== undefined && max !== undefined && counted.count > max && signedIn !== undefined && signedIn.endsAt >= app.clock() ? tooMany(counted.resetInMs) : undefined)
     }, done)
   }

@@ -167,7 +167,10 @@ export default fp(async (app) => {
         'x-accel-buffering': 'no'
       })
       reply.raw.socket?.setNoDelay(true)
-      hub.open(reply.raw, { handle, person: budgetKey, endsAt, stillLive: async () => await app.sessions.liveUntil(sid) }, lastEventId)
+      // A device-bound session's channel lasts no longer than the short-lived cookie it opened with.
+      const { deviceBinding } = app
+      const credentialEndsAt = signedIn.binding === undefined || deviceBinding === undefined ? undefined : deviceBinding.expiresAt(request.cookies[deviceBinding.cookieName])
+      hub.open(reply.raw, { handle, person: budgetKey, endsAt, stillLive: async () => await app.sessions.liveUntil(sid), ...(credentialEndsAt === undefined ? {} : { credentialEndsAt }) }, lastEventId)
       // The answer outlives its request by hours, and Fastify keeps the request until the answer
       // ends: let go of what the channel does not use (the session's copy, the grant's access).
       request.session = null as unknown as typeof request.session

@@ -21,6 +21,8 @@ import type { LiveSession } from '../src/sessions/person-sessions.js'
 import type { HeldSession } from '../src/sessions/begin-session.js'
 import { describeDevice } from '../src/sessions/device.js'
 import { vouchFor } from '../src/sessions/vouch.js'
+import { bindingOf, type Binding } from '../src/device-binding/device-binding.js'
+import type { BoundCookieFault } from '../src/device-binding/bound-cookie.js'
 import { createBoundedMemo } from '../src/bounded-memo.js'
 import { coarseNetwork } from '../src/sessions/network.js'
 import type { SignedInSession } from '../src/sign-in/session-after-sign-in.js'
@@ -29,7 +31,10 @@ import { createTokenCipher } from '../src/store/token-cipher.js'
 
 /** A request's session, as the routes act on it: one call per act, each ending finishing itself. */
 export interface SessionFace {
-  /** "Stay signed in": resets the idle timeout (never the absolute one); request.signedIn follows. */
+  /**
+   * "Stay signed in": resets the idle timeout (never the absolute one) of the request's signed-in
+   * session, when the request is admitted as it (request.signedIn); request.signedIn follows.
+   */
   keepAlive: (request: FastifyRequest) => void
   /**
    * Ends the sign-in the request's session holds (`signed_out`, the default; `expired`;
@@ -68,6 +73,20 @@ export interface SessionFace {
   sidAsked: (request: FastifyRequest) => string | undefined
   /** The live signed-in session `sid` names and its grant, read and never touched, written or ended. */
   look: (sid: string) => Promise<{ signedIn: SignedIn, grant: StoredGrant } | undefined>
+  /**
+   * Whether the request comes from the browser its session is bound to: true unless the session
+   * is bound to a key (DEVICE_BOUND_SESSIONS) and the request shows no short-lived cookie that
+   * holds for it. What only that browser may do (sign out, replace the session) asks this.
+   */
+  showsBinding: (request: FastifyRequest) => boolean
+  /**
+   * Binds the request's signed-in session to a key (routes/device-binding.ts), written at once:
+   * false when its record changed meanwhile (a binding on another replica, a sign-out), and
+   * nothing was written.
+   */
+  bind: (request: FastifyRequest, binding: Binding) => Promise<boolean>
+  /** Clears the session cookie from the browser, ending nothing. */
+  forget: (reply: FastifyReply) => void
 }
 
 declare module 'fastify' {
@@ -131,7 +150,7 @@ export default fp(async (app) => {
   }
   const keepAlive = (request: FastifyRequest): void => {
     const { session } = request
-    if (session?.authenticatedAt === undefined) return
+    if (session?.authenticatedAt === undefined || request.signedIn === undefined) return
     session.lastSeen = app.clock()
     request.signedIn = signedInOf(session.sessionId, session, settings)
   }
@@ -142,8 +161,11 @@ export default fp(async (app) => {
     // The record is gone: @fastify/session's copy of it goes too, and with it the cookie.
     request.session = null as unknown as typeof request.session
     request.signedIn = undefined
-    reply.clearCookie(settings.cookieName, { path: '/', httpOnly: true, secure: settings.secureCookie, sameSite: 'strict' })
+    forget(reply)
   }
+  const forget = (reply: FastifyReply): void => { reply.clearCookie(settings.cookieName, { path: '/', httpOnly: true, secure: settings.secureCookie, sameSite: 'strict' }) }
+  const boundCookieFault = (request: FastifyRequest, bound: Binding): BoundCookieFault | undefined =>
+    binding === undefined ? undefined : binding.fault(request.cookies[binding.cookieName], bound, app.clock())
   const binding = app.deviceBinding
   // A device is named from its User-Agent on every signed-in call (anomaly signals): once per text.
   const devices = createBoundedMemo<string>(1000)
@@ -169,10 +191,11 @@ export default fp(async (app) => {
     cookieToRenew: (request) => request.cookies[settings.cookieName] !== request.session?.encryptedSessionId,
     hideCookie: (request) => { delete request.cookies[settings.cookieName] },
     vouch: (request, signedIn) => vouchFor(signedIn, {
-      boundCookieFault: binding === undefined ? undefined : (bound) => binding.fault(request.cookies[binding.cookieName], bound, app.clock()),
+      boundCookieFault: binding === undefined ? undefined : (bound) => boundCookieFault(request, bound),
       whereabouts: () => ({ device: deviceOf(request.headers['user-agent']), network: coarseNetwork(request.ip) }),
       anomaly: settings.anomaly
-    })
+    }),
+    showsBinding: (request, signedIn) => signedIn.binding === undefined || boundCookieFault(request, signedIn.binding) === undefined
   })
 
   // Between the cookie parser's hook and @fastify/session's: the name before 0.2.0 is read and
@@ -288,6 +311,17 @@ export default fp(async (app) => {
       const header = request.headers.cookie
       return header === undefined ? undefined : sidIn(app.parseCookie(header)[settings.cookieName])
     },
+    showsBinding: (request) => {
+      const bound = request.session?.binding
+      return bound === undefined || binding === undefined || boundCookieFault(request, bindingOf(bound) ?? bound) === undefined
+    },
+    bind: async (request, made) => {
+      request.session.binding = made
+      const written = await sessions.save(request.session.sessionId, request.session)
+      if (!written) delete request.session.binding
+      return written
+    },
+    forget,
     look: async (sid) => {
       const { record } = await sessions.open(sid)
       const signedIn = record === undefined ? undefined : sessions.signedIn(sid, record)

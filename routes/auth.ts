@@ -117,7 +117,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     }
     // Nothing is stored: the transaction goes to the browser, sealed (src/sign-in/login-transactions.ts).
     const started = await startSignIn(config, app.authorizationServers, app.loginTransactions, {
-      tenant, returnTo, grantedScopes, addedScopes, cookies: request.cookies, previousSid: signedIn?.sid, freshLogin: query.prompt === 'login'
+      tenant, returnTo, grantedScopes, addedScopes, cookies: request.cookies, previousSid: signedIn?.sid, boundBy: signedIn?.binding?.id, freshLogin: query.prompt === 'login'
     }).catch((error: unknown) => {
       if (!(error instanceof LoginTooLargeError)) throw error
       throw new AppError('invalid_request', 'return_to is too long for a sign-in to carry.', { details: { field: 'return_to' } })
@@ -209,10 +209,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
    */
   const sessionState = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const text = await sessionText(request, reply)
-    // A signed-in session not bound to a key yet is offered to be (DEVICE_BOUND_SESSIONS): every
-    // page asks this as it loads.
+    // A session just signed in, not bound to a key yet, is offered to be (DEVICE_BOUND_SESSIONS):
+    // every page asks this as it loads.
     const { signedIn } = request
-    if (app.deviceBinding !== undefined && signedIn !== undefined && signedIn.binding === undefined) reply.header(REGISTRATION_HEADER, app.deviceBinding.offer(signedIn.handle, app.clock()))
+    const offer = signedIn === undefined ? undefined : app.deviceBinding?.offer(signedIn, app.clock())
+    if (offer !== undefined) reply.header(REGISTRATION_HEADER, offer)
     await reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(text)
   }
   const sessionText = async (request: FastifyRequest, reply: FastifyReply): Promise<string> => {
@@ -278,7 +279,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     }
   }, async (request, reply) => {
     const { signedIn } = request
-    await app.sessions.end(request, reply)
+    // A copy of a bound session's cookie (DEVICE_BOUND_SESSIONS) signs nobody out: it only has this
+    // browser forget the cookie.
+    if (app.sessions.showsBinding(request)) await app.sessions.end(request, reply)
+    else app.sessions.forget(reply)
     if (signedIn !== undefined) app.audit('sign_out', { tenant: signedIn.tenant, person: signedIn.user.id, session: signedIn.handle }, request)
     // The browser's HTTP cache holds this person's relayed answers (private, revalidated, bound
     // to them): drop it, so nothing of theirs is left for whoever uses the browser next. Only

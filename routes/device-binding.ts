@@ -6,6 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, loginRequired } from '../src/errors.js'
+import { describeDevice } from '../src/sessions/device.js'
 import type { BoundCookie, BindingFault } from '../src/device-binding/device-binding.js'
 import { CHALLENGE_HEADER, REGISTRATION_HEADER, RESPONSE_HEADER, SESSION_ID_HEADER } from '../src/device-binding/wire.js'
 import { DeviceBindingEnded, DeviceBoundSessionInstructions } from '../src/contract/index.js'
@@ -47,28 +48,32 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         200: json(DeviceBoundSessionInstructions, 'Bound: from now on the session\'s calls need the short-lived cookie set here, which only this key renews', { 'Set-Cookie': SET_BOUND_COOKIE, 'Secure-Session-Challenge': NEXT_CHALLENGE }),
         ...refusals({
           validated: ['a header'],
-          limit: 'sessions calls of this person (RATE_LIMIT_SESSIONS_PER_MINUTE)',
           own: {
-            400: [`\`invalid_request\` (\`reason\`): the proof was not taken (${FAULTS}), or already_bound: a bound session is never bound again`],
+            400: [`\`invalid_request\` (\`reason\`): the proof was not taken (${FAULTS}); already_bound: a bound session is never bound again; too_late: a session is bound only in the first minutes after its sign-in; device_changed: the call comes from another device than the sign-in`],
             401: ['`login_required`: nobody is signed in with this cookie'],
-            403: ['`invalid_request` (`reason` challenge_expired), with a new Secure-Session-Registration: the challenge ran out or was used; the browser registers again']
+            403: ['`invalid_request` (`reason` challenge_expired), with a new Secure-Session-Registration while the session may still be bound: the challenge ran out or was used, or the session changed meanwhile; the browser registers again']
           }
         })
       }
     },
-    config: { caller: 'browser', touchesSession: false, limit: 'sessions' }
+    // No limit: a copy of the cookie must not spend the browser's renewals, and without a proof
+    // from the key a call costs one MAC.
+    config: { caller: 'browser', touchesSession: false }
   }, async (request, reply) => {
     const { signedIn } = request
     if (signedIn === undefined) throw loginRequired(config.basePath)
-    const outcome = await binding.register(request.headers[RESPONSE_HEADER], signedIn.handle, signedIn.binding, app.clock())
+    // The browser that signed in registers as its first page loads: from another device, it is not
+    // that browser.
+    const sameDevice = signedIn.signedInFrom === undefined || signedIn.signedInFrom.device === describeDevice(request.headers['user-agent'])
+    const outcome = sameDevice ? await binding.register(request.headers[RESPONSE_HEADER], signedIn, app.clock()) : { kind: 'refused', fault: 'device_changed' } as const
     if (outcome.kind === 'refused') throw refused(request, 'register', outcome.fault)
-    if (outcome.kind === 'again') {
-      reply.header(REGISTRATION_HEADER, outcome.offer)
-      throw new AppError('invalid_request', 'The challenge ran out or was used: sign the new one.', { status: 403, details: { reason: 'challenge_expired' } })
+    // Written now, compared and set against the record as read: a registration racing this one on
+    // another replica finds the session bound, or this one loses and is asked to register again.
+    if (outcome.kind === 'again' || !await app.sessions.bind(request, outcome.binding)) {
+      const offer = binding.offer(signedIn, app.clock())
+      if (offer !== undefined) reply.header(REGISTRATION_HEADER, offer)
+      throw new AppError('invalid_request', 'The challenge ran out or was used, or the session changed: sign the new one.', { status: 403, details: { reason: 'challenge_expired' } })
     }
-    // Saved with the answer, compared and set against the record as read: a second registration
-    // racing this one finds the session bound, or loses.
-    request.session.binding = outcome.binding
     app.audit('device_bound', { tenant: signedIn.tenant, person: signedIn.user.id, session: signedIn.handle, binding: outcome.binding.id, alg: outcome.binding.key.alg }, request)
     return await renewed(request, reply, outcome.cookie, outcome.challenge, outcome.instructions)
   })
@@ -87,15 +92,16 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
         },
         ...refusals({
           validated: ['a header'],
-          limit: 'sessions calls of this person (RATE_LIMIT_SESSIONS_PER_MINUTE)',
           own: {
-            400: [`\`invalid_request\` (\`reason\`): the proof was not taken (${FAULTS}); the browser ends its binding, and the session's calls stay refused until a new sign-in`],
+            400: [`\`invalid_request\` (\`reason\`): the proof is not from the session's key, or not a proof (${FAULTS}); the browser ends its binding, and the session's calls stay refused: its person signs in again, unbound`],
             403: ['`invalid_request` (`reason` proof_required), with Secure-Session-Challenge: sign this challenge with the session\'s key and ask again']
           }
         })
       }
     },
-    config: { caller: 'browser', touchesSession: false, limit: 'sessions' }
+    // No limit: a copy of the cookie must not spend the browser's renewals, and without a proof
+    // from the key a call costs one MAC.
+    config: { caller: 'browser', touchesSession: false }
   }, async (request, reply) => {
     const outcome = await binding.refresh(request.headers[SESSION_ID_HEADER], request.headers[RESPONSE_HEADER], request.signedIn?.binding, app.clock())
     reply.header('cache-control', 'no-store')

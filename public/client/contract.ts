@@ -366,7 +366,7 @@ export interface DeviceBoundSessionInstructions {
     /** PUBLIC_URL's origin */
     origin: string
     include_site: false
-    /** What needs no short-lived cookie (sign-in, its callback, the proxy's check, these routes) and, under a BASE_PATH, that only its paths need it; the first rule that matches decides */
+    /** What needs no short-lived cookie, on PUBLIC_URL's origin: the sign-in's callback, the proxy's check, these routes */
     scope_specification: Array<{
       type: 'include' | 'exclude'
       /** PUBLIC_URL's host */
@@ -374,6 +374,8 @@ export interface DeviceBoundSessionInstructions {
       path: string
     }>
   }
+  /** The hosts of ALLOWED_ORIGINS: their pages' calls renew the cookie too */
+  allowed_refresh_initiators?: string[]
   credentials: Array<{
     type: 'cookie'
     /** The session cookie's name and -bound */

@@ -15,8 +15,9 @@ export const DeviceBoundSessionInstructions = Type.Object({
   scope: Type.Object({
     origin: Type.String({ description: 'PUBLIC_URL\'s origin' }),
     include_site: Type.Literal(false),
-    scope_specification: Type.Array(ScopeRule, { description: 'What needs no short-lived cookie (sign-in, its callback, the proxy\'s check, these routes) and, under a BASE_PATH, that only its paths need it; the first rule that matches decides' })
+    scope_specification: Type.Array(ScopeRule, { description: 'What needs no short-lived cookie, on PUBLIC_URL\'s origin: the sign-in\'s callback, the proxy\'s check, these routes' })
   }),
+  allowed_refresh_initiators: Type.Optional(Type.Array(Type.String(), { description: 'The hosts of ALLOWED_ORIGINS: their pages\' calls renew the cookie too' })),
   credentials: Type.Array(Type.Object({
     type: Type.Literal('cookie'),
     name: Type.String({ description: 'The session cookie\'s name and -bound' }),

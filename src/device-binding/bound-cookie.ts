@@ -13,6 +13,8 @@ export interface BoundCookies {
   make: (bindingId: string, now: number, lifetimeMs: number) => string
   /** undefined when the cookie holds for this binding now; otherwise why not. */
   fault: (value: string | undefined, bindingId: string, now: number) => BoundCookieFault | undefined
+  /** When a cookie media-bff made runs out (epoch ms), whatever binding it is for; else undefined. */
+  expiresAt: (value: string | undefined) => number | undefined
 }
 
 export function createBoundCookies (macs: Macs): BoundCookies {
@@ -29,6 +31,12 @@ export function createBoundCookies (macs: Macs): BoundCookies {
       const [, id = '', expires = '', mac = ''] = match
       if (id !== bindingId || !macs.holds(body(id, expires), mac)) return 'bound_cookie_invalid'
       return parseInt(expires, 36) * 1000 < now ? 'bound_cookie_expired' : undefined
+    },
+    expiresAt (value) {
+      const match = PATTERN.exec(value ?? '')
+      if (match === null) return undefined
+      const [, id = '', expires = '', mac = ''] = match
+      return macs.holds(body(id, expires), mac) ? parseInt(expires, 36) * 1000 : undefined
     }
   }
 }

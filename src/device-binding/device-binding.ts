@@ -27,12 +27,18 @@ export interface Binding {
 /** How long a registration's challenge holds: the browser registers as the answer arrives. */
 export const REGISTRATION_CHALLENGE_MS = 5 * 60_000
 /**
+ * A session is offered, and takes, a binding only this soon after its sign-in: the browser that
+ * signed in registers as its first page loads, and a copy of the cookie taken later cannot bind the
+ * session to a key of its own. A session not bound by then stays unbound.
+ */
+export const REGISTRATION_WINDOW_MS = 2 * 60_000
+/**
  * A refresh's challenge holds for as long as the cookie it will renew and this much more: one
  * handed out with a cookie is still good when that cookie runs out.
  */
 const REFRESH_CHALLENGE_SLACK_MS = 5 * 60_000
 
-export type BindingFault = ProofFault | 'already_bound'
+export type BindingFault = ProofFault | 'already_bound' | 'too_late' | 'device_changed'
 
 export interface BoundCookie {
   name: string
@@ -63,6 +69,8 @@ export interface DeviceBindingOptions {
   basePath: string
   /** Paths under which nothing needs the short-lived cookie (sign-in, its callback, the proxy's check). */
   excludedPaths: readonly string[]
+  /** Hosts of the other origins whose pages call media-bff (ALLOWED_ORIGINS). */
+  refreshInitiators: readonly string[]
   /** Takes a challenge once across replicas; false when it was taken before. */
   takeOnce: (nonce: string, ttlMs: number) => Promise<boolean>
 }
@@ -71,12 +79,24 @@ export interface DeviceBinding {
   readonly registerPath: string
   readonly refreshPath: string
   readonly cookieName: string
-  /** The Secure-Session-Registration value for a signed-in session not bound yet (by its handle). */
-  offer: (handle: string, now: number) => string
-  register: (proof: string | undefined, handle: string, bound: Binding | undefined, now: number) => Promise<RegistrationOutcome>
+  /**
+   * The Secure-Session-Registration value for a signed-in session not bound yet (by its handle),
+   * while it may still be bound (REGISTRATION_WINDOW_MS after its sign-in); otherwise undefined.
+   */
+  offer: (session: Registering, now: number) => string | undefined
+  register: (proof: string | undefined, session: Registering, now: number) => Promise<RegistrationOutcome>
   refresh: (sessionIdHeader: string | undefined, proof: string | undefined, bound: Binding | undefined, now: number) => Promise<RefreshOutcome>
   /** undefined when the call's short-lived cookie holds for the session's binding. */
   fault: (cookie: string | undefined, bound: Binding, now: number) => BoundCookieFault | undefined
+  /** When a short-lived cookie runs out (epoch ms); undefined when it is none media-bff made. */
+  expiresAt: (cookie: string | undefined) => number | undefined
+}
+
+/** The session a registration is for. */
+export interface Registering {
+  handle: string
+  authenticatedAt: number
+  binding: Binding | undefined
 }
 
 export function createDeviceBinding (options: DeviceBindingOptions): DeviceBinding {
@@ -92,7 +112,7 @@ export function createDeviceBinding (options: DeviceBindingOptions): DeviceBindi
     origin: options.publicOrigin,
     host: new URL(options.publicOrigin).hostname,
     excluded: options.excludedPaths,
-    basePath,
+    initiators: options.refreshInitiators,
     cookieName,
     cookieAttributes
   })
@@ -110,9 +130,12 @@ export function createDeviceBinding (options: DeviceBindingOptions): DeviceBindi
     registerPath,
     refreshPath,
     cookieName,
-    offer: (handle, now) => registrationHeader(registerPath, challenges.issue('register', handle, now, REGISTRATION_CHALLENGE_MS)),
-    async register (proofHeader, handle, bound, now) {
+    offer: (session, now) => session.binding !== undefined || now - session.authenticatedAt > REGISTRATION_WINDOW_MS
+      ? undefined
+      : registrationHeader(registerPath, challenges.issue('register', session.handle, now, REGISTRATION_CHALLENGE_MS)),
+    async register (proofHeader, { handle, authenticatedAt, binding: bound }, now) {
       if (bound !== undefined) return { kind: 'refused', fault: 'already_bound' }
+      if (now - authenticatedAt > REGISTRATION_WINDOW_MS) return { kind: 'refused', fault: 'too_late' }
       const proof = readSfString(proofHeader)
       if (proof === undefined) return { kind: 'refused', fault: 'malformed' }
       let read: Awaited<ReturnType<typeof readRegistrationProof>>
@@ -143,12 +166,13 @@ export function createDeviceBinding (options: DeviceBindingOptions): DeviceBindi
         return { kind: 'refused', fault: faultOf(error) }
       }
       const verdict = challenges.check(jti, 'refresh', bound.id, now)
-      if (!verdict.ok && verdict.why === 'forged') return { kind: 'refused', fault: 'challenge' }
-      // Signed by the key over a challenge that ran out or was used: the key's holder signs a new one.
+      // Signed by the key over a challenge that ran out, was used, or is not one media-bff can read
+      // (a secret since dropped): the key's holder signs a new one. Only another key is refused.
       if (!verdict.ok || !await options.takeOnce(verdict.nonce, verdict.expiresAt - now + 1000)) return fresh
       return { kind: 'renewed', ...renewal(bound.id, now) }
     },
-    fault: (cookie, bound, now) => cookies.fault(cookie, bound.id, now)
+    fault: (cookie, bound, now) => cookies.fault(cookie, bound.id, now),
+    expiresAt: (cookie) => cookies.expiresAt(cookie)
   }
 }
 

@@ -55,7 +55,12 @@ async function verified (proof: string, key: BindingKey): Promise<string> {
   } catch {
     throw new ProofError('signature', 'the proof is not signed by the session\'s key')
   }
-  const jti = (JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>).jti
+  let jti: unknown
+  try {
+    jti = (JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown> | null)?.jti
+  } catch {
+    throw new ProofError('malformed', 'the proof\'s payload is not JSON')
+  }
   if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH) throw new ProofError('challenge', 'the proof carries no challenge (jti)')
   return jti
 }
@@ -75,6 +80,8 @@ function partsOf (proof: string): { header: Record<string, unknown>, payload: Re
   }
   if (!isObject(header) || !isObject(payload)) throw new ProofError('malformed', 'the proof\'s header or payload is not a JSON object')
   if (header.typ !== 'dbsc+jwt') throw new ProofError('wrong_type', 'the proof is not typed dbsc+jwt')
+  // Extensions a browser never sends (an unencoded payload, critical headers) are not taken.
+  if ('crit' in header || 'b64' in header) throw new ProofError('malformed', 'the proof asks for JWS extensions')
   return { header, payload }
 }
 

@@ -59,25 +59,23 @@ export interface InstructionsOf {
   host: string
   /** Paths of the origin the short-lived cookie is not needed for: sign-in and the proxy's check. */
   excluded: readonly string[]
-  /** BASE_PATH, when media-bff answers under one: only it needs the cookie. */
-  basePath: string
+  /** Hosts of other origins whose pages call media-bff (ALLOWED_ORIGINS): their calls renew too. */
+  initiators: readonly string[]
   cookieName: string
   cookieAttributes: string
 }
 
 /** The session instructions (JSON) a registration or a refresh answers with. */
 export function sessionInstructions (of: InstructionsOf): Record<string, unknown> {
-  const rule = (type: 'include' | 'exclude', path: string): Record<string, string> => ({ type, domain: of.host, path })
-  // The first rule that matches a URL decides (the protocol's scope matching).
-  const rules = [
-    ...of.excluded.map((path) => rule('exclude', path)),
-    ...(of.basePath === '' ? [] : [rule('include', `${of.basePath}/`), rule('exclude', '/')])
-  ]
+  // The whole origin, the site's own pages under a BASE_PATH included (the proxy's check asks the
+  // cookie of them), but for what must never wait for a renewal.
+  const rules = of.excluded.map((path) => ({ type: 'exclude', domain: of.host, path }))
   return {
     session_identifier: of.bindingId,
     refresh_url: of.refreshUrl,
     scope: { origin: of.origin, include_site: false, scope_specification: rules },
-    credentials: [{ type: 'cookie', name: of.cookieName, attributes: of.cookieAttributes }]
+    credentials: [{ type: 'cookie', name: of.cookieName, attributes: of.cookieAttributes }],
+    ...(of.initiators.length === 0 ? {} : { allowed_refresh_initiators: [...of.initiators] })
   }
 }
 

@@ -22,12 +22,17 @@ export interface StreamOwner {
   endsAt: number
   /** Asked once that time has passed: the session's new end, or undefined when it is over. */
   stillLive: () => Promise<number | undefined>
+  /**
+   * When the channel's credential runs out though the session lives on (a device-bound session's
+   * short-lived cookie): the channel then just closes, and the page comes back with a new one.
+   */
+  credentialEndsAt?: number
 }
 
 /** Why media-bff let a channel go: those the page is told of (a `closed` event) and the rest. */
 export type DropReason = 'slow_reader' | 'session_ended' | ClosedReason
 /** Why a channel closed, on its span `live channel close`. */
-type CloseReason = DropReason | 'expired' | 'client_gone' | 'shutdown'
+type CloseReason = DropReason | 'expired' | 'client_gone' | 'shutdown' | 'credential_expired'
 
 export interface StreamHubOptions {
   maxStreams: number
@@ -108,6 +113,12 @@ export function createStreamHub (options: StreamHubOptions) {
     for (const stream of [...streams]) {
       // A comment line: proxies and browsers see traffic, the page sees no event.
       write(stream, ': keep-alive\n\n')
+      const { credentialEndsAt } = stream.owner
+      if (credentialEndsAt !== undefined && now >= credentialEndsAt) {
+        forget(stream, 'credential_expired')
+        stream.res.end()
+        continue
+      }
       if (now < stream.owner.endsAt || stream.checking) continue
       stream.checking = true
       stream.owner.stillLive().then((endsAt) => {

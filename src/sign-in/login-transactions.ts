@@ -37,6 +37,11 @@ export interface LoginTransaction {
    * service starts) arrives without it; this sealed cookie, SameSite=Lax, carries its id there.
    */
   previousSid?: string
+  /**
+   * The key binding (DEVICE_BOUND_SESSIONS) of that session, when the sign-in began in the browser
+   * that holds the key (it showed the short-lived cookie): only then does the new session keep it.
+   */
+  boundBy?: string
   createdAt: number
 }
 
@@ -188,6 +193,7 @@ function pack (transaction: LoginTransaction, defaultTenant: string | undefined)
     s: transaction.scopes.join(' '),
     a: transaction.addedScopes.join(' '),
     ...(transaction.previousSid === undefined ? {} : { p: transaction.previousSid }),
+    ...(transaction.boundBy === undefined ? {} : { b: transaction.boundBy }),
     c: transaction.createdAt
   })
 }
@@ -196,11 +202,11 @@ function pack (transaction: LoginTransaction, defaultTenant: string | undefined)
 function unpack (json: string, defaultTenant: string | undefined): LoginTransaction | undefined {
   const value = JSON.parse(json) as Record<string, unknown>
   if ('codeVerifier' in value) return value as unknown as LoginTransaction
-  const { t = defaultTenant, v, r, s, a, p, c } = value
+  const { t = defaultTenant, v, r, s, a, p, b, c } = value
   if (typeof t !== 'string' || typeof v !== 'string' || typeof r !== 'string' || typeof s !== 'string' || typeof a !== 'string' || typeof c !== 'number') return undefined
-  if (p !== undefined && typeof p !== 'string') return undefined
+  if ((p !== undefined && typeof p !== 'string') || (b !== undefined && typeof b !== 'string')) return undefined
   const words = (text: string): string[] => text === '' ? [] : text.split(' ')
-  return { tenant: t, codeVerifier: v, returnTo: r, scopes: words(s), addedScopes: words(a), ...(p === undefined ? {} : { previousSid: p }), createdAt: c }
+  return { tenant: t, codeVerifier: v, returnTo: r, scopes: words(s), addedScopes: words(a), ...(p === undefined ? {} : { previousSid: p }), ...(b === undefined ? {} : { boundBy: b }), createdAt: c }
 }
 
 function digest (value: string): string {

@@ -3,7 +3,8 @@
 // anything: the scopes that user was already refused (so a route does not send them round
 // again), the owner of their upload registrations (so uploads in flight can still finish), and
 // their profile where this sign-in could not read user/info, and the key the session was bound
-// to (a re-authorization must not leave a window in which another key could be registered). A
+// to when the sign-in began in the browser holding that key (a re-authorization must not leave a
+// window in which another key could be registered, nor lock out a browser that lost its key). A
 // different user, or another tenant, starts clean.
 import type { LoginTransaction } from './login-transactions.js'
 import { unionScopes } from '../scopes.js'
@@ -44,7 +45,7 @@ export interface SignedInSession {
   binding?: Binding
 }
 
-export function sessionAfterSignIn (previous: PreviousSignIn, completed: CompletedSignInFacts, transaction: Pick<LoginTransaction, 'tenant' | 'addedScopes'>, now: number): SignedInSession {
+export function sessionAfterSignIn (previous: PreviousSignIn, completed: CompletedSignInFacts, transaction: Pick<LoginTransaction, 'tenant' | 'addedScopes' | 'boundBy'>, now: number): SignedInSession {
   const sameUser = previous.userId !== undefined && previous.userId === completed.user.userId && previous.tenant === transaction.tenant
   // Denials matter only while the user keeps asking for more; a plain sign-in forgets them.
   const carriedDenials = sameUser && transaction.addedScopes.length > 0 ? previous.deniedScopes ?? [] : []
@@ -64,6 +65,8 @@ export function sessionAfterSignIn (previous: PreviousSignIn, completed: Complet
     uploadOwner: (sameUser ? previous.uploadOwner : undefined) ?? completed.grantId,
     authenticatedAt: now,
     lastSeen: now,
-    ...(sameUser && previous.binding !== undefined ? { binding: previous.binding } : {})
+    // Only when the sign-in began in the browser that holds the key (LoginTransaction.boundBy): a
+    // browser that lost it (or never had it) starts unbound, and may bind again.
+    ...(sameUser && previous.binding !== undefined && previous.binding.id === transaction.boundBy ? { binding: previous.binding } : {})
   }
 }

@@ -20,6 +20,8 @@ export interface StartSignIn {
   cookies: Readonly<Record<string, string | undefined>>
   /** The signed-in session's id, which a completed sign-in replaces (LoginTransaction.previousSid). */
   previousSid?: string | undefined
+  /** That session's key binding, when this browser showed it (LoginTransaction.boundBy). */
+  boundBy?: string | undefined
   /** Ask the service for a fresh login (`prompt=login` on /auth/login): a recent sign-in. */
   freshLogin?: boolean
 }
@@ -42,7 +44,8 @@ export async function startSignIn (config: Config, servers: AuthorizationServers
       returnTo: request.returnTo,
       scopes,
       addedScopes: request.addedScopes.filter((scope) => !request.grantedScopes.includes(scope)),
-      ...(request.previousSid === undefined ? {} : { previousSid: request.previousSid })
+      ...(request.previousSid === undefined ? {} : { previousSid: request.previousSid }),
+      ...(request.boundBy === undefined ? {} : { boundBy: request.boundBy })
     }, request.cookies)
     const authorizationUrl = buildAuthorizationUrl(server, {
       redirectUri: config.oauth.redirectUri,

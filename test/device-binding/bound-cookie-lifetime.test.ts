@@ -49,6 +49,19 @@ t.test('a re-authorization keeps the binding: no window for another key', async 
   t.equal((await alice.call('POST', '/uploads/register', { folder_id: 0 })).status, 200)
 })
 
+t.test('a session is offered a binding only in the first minutes after its sign-in', async (t) => {
+  const clock = testClock()
+  const stack = await build(t, { env: { DEVICE_BOUND_SESSIONS: 'on', AUDIT_LOG: 'off' }, clock: clock.now })
+  const browser = await stack.signedIn('alice')
+  t.type((await browser.get('/auth/session')).headers['secure-session-registration'], 'string', 'just signed in: offered')
+  clock.pass(2 * 60_000 + 1)
+  t.equal((await browser.get('/auth/session')).headers['secure-session-registration'], undefined, 'later: not, so a cookie copied since cannot bind the session')
+  const late = new DbscBrowser(browser, { now: clock.now })
+  await late.afterResponse({ status: 200, headers: { 'secure-session-registration': '(ES256);path="/auth/device/register";challenge="g.0.AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA"' }, text: '', json: () => ({}), location: undefined, setCookies: [] })
+  t.same(late.exchanges, [{ step: 'register', status: 400 }], 'and a registration is refused')
+  t.equal((await browser.post('/auth/session/keepalive')).json().authenticated, true, 'the session goes on, unbound')
+})
+
 t.test('DEVICE_BOUND_SESSIONS off: nothing offered, no such routes', async (t) => {
   const stack = await build(t)
   const browser = await stack.signedIn('alice')

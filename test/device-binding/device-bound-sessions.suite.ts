@@ -7,7 +7,7 @@
 import type { Test } from 'tap'
 import { startBff, startStack, testTokenKey, type TestBff } from '../helpers/bff.js'
 import { signIn } from '../helpers/sign-in.js'
-import { DbscBrowser, sfString } from '../helpers/dbsc-browser.js'
+import { DbscBrowser, sfString, type DeviceSession } from '../helpers/dbsc-browser.js'
 import type { Browser } from '../helpers/http-client.js'
 
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/145.0.0.0 Safari/537.36'
@@ -85,7 +85,7 @@ export function deviceBoundSuite (t: Test, storeEnv: () => Record<string, string
     t.equal(audits('device_binding_renewed').length, 2)
 
     // A proof from another key, on the binding's own id and a challenge it was handed.
-    const other = new DbscBrowser(copyOf(alice.browser, bff.browser(), [sessionCookie]))
+    const other = new DbscBrowser(copyOf(alice.browser, bff.browser({ 'user-agent': CHROME }), [sessionCookie]))
     other.keys = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify'])
     other.session = { ...(alice.session ?? { id: '', refreshUrl: '', cookieName: '', rules: [] }), challenge: undefined }
     t.equal(await other.refresh(), 400, 'another key\'s proof is refused')
@@ -117,6 +117,61 @@ export function deviceBoundSuite (t: Test, storeEnv: () => Record<string, string
     t.equal(alice.session, undefined, '{ continue: false }: the browser drops it')
     const logs = [...bff.logs, ...second.logs].join('\n')
     t.notMatch(logs, proof.slice(1, -1), 'no proof in any log line')
+  })
+
+  t.test('a copy of the long-lived cookie can do nothing of the browser\'s: keep it alive, sign it out, replace it, bind it', async (t) => {
+    const { bff, second } = await stackWith(t)
+    const sessionCookie = bff.config.session.cookieName
+    const alice = await signedInChrome(bff.browser({ 'user-agent': CHROME }))
+    await alice.call('GET', '/auth/session')
+    t.ok(alice.session, 'bound')
+    const copy = (): Browser => copyOf(alice.browser, second.browser({ 'user-agent': CHROME }), [sessionCookie])
+    t.equal((await copy().post('/auth/session/keepalive')).json().authenticated, false, 'keep-alive: answered as signed out')
+    const out = copy()
+    t.equal((await out.post('/auth/logout')).status, 200, 'sign-out: the copy forgets its cookie')
+    t.notOk(out.cookies.has(sessionCookie))
+    t.equal((await alice.call('GET', '/auth/session')).json().authenticated, true, 'the browser is still signed in')
+    // The emulator sends sign-ins back to the first instance (its one redirect URI).
+    const thief = copyOf(alice.browser, bff.browser({ 'user-agent': CHROME }), [sessionCookie])
+    const { callback } = await signIn(thief, { user: 'bob' })
+    t.equal(callback.status, 302, 'the copy signs in as someone else')
+    t.equal((await alice.call('GET', '/auth/session')).json().authenticated, true, 'replacing nothing of the browser\'s')
+    const offered = await copyOf(alice.browser, second.browser({ 'user-agent': CHROME }), [sessionCookie]).fetch('POST', '/auth/device/register', { headers: { 'secure-session-response': '"a.b.c"' } })
+    t.equal(offered.status, 400)
+    t.equal(offered.json().reason, 'already_bound')
+  })
+
+  t.test('a browser that lost its key signs in again, unbound, and binds anew', async (t) => {
+    const { bff, second } = await stackWith(t)
+    const boundCookie = `${bff.config.session.cookieName}-bound`
+    const alice = await signedInChrome(bff.browser({ 'user-agent': CHROME }))
+    await alice.call('GET', '/auth/session')
+    const lost = alice.session?.id
+    // The key is gone (site data cleared, the TPM reset): the browser has no binding, nor its cookie.
+    alice.session = undefined
+    alice.keys = undefined
+    alice.browser.cookies.delete(boundCookie)
+    alice.via(second.url)
+    t.equal((await alice.call('POST', '/uploads/register', { folder_id: 0 })).status, 401, 'its calls are refused')
+    const { callback } = await signIn(alice.browser)
+    t.equal(callback.status, 302)
+    const fresh = await alice.call('GET', '/auth/session')
+    t.equal(fresh.json().authenticated, true, 'signed in again')
+    t.type(fresh.headers['secure-session-registration'], 'string', 'unbound: the new session is offered a binding')
+    const bound = alice.session as DeviceSession | undefined
+    t.ok(bound !== undefined && bound.id !== lost, 'and bound to the new key')
+    t.equal((await alice.call('POST', '/uploads/register', { folder_id: 0 })).status, 200)
+  })
+
+  t.test('a registration from another device than the sign-in is refused', async (t) => {
+    const { bff } = await stackWith(t)
+    const alice = await signedInChrome(bff.browser({ 'user-agent': CHROME }))
+    const offer = (await alice.browser.get('/auth/session')).headers['secure-session-registration']
+    t.type(offer, 'string')
+    const elsewhere = new DbscBrowser(copyOf(alice.browser, bff.browser({ 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0' }), [bff.config.session.cookieName]))
+    await elsewhere.afterResponse({ status: 200, headers: { 'secure-session-registration': offer }, text: '', json: () => ({}), location: undefined, setCookies: [] })
+    t.same(elsewhere.exchanges, [{ step: 'register', status: 400 }])
+    t.equal(elsewhere.session, undefined)
   })
 
   t.test('a browser without DBSC works as before', async (t) => {

@@ -33,15 +33,15 @@ t.test('the offer and the challenge, as Chrome parses them', async (t) => {
   t.same(parseChallenge(challengeHeader('c.2', 'binding-id')), { challenge: 'c.2', id: 'binding-id' })
 })
 
-t.test('under a BASE_PATH only its paths need the cookie, sign-in and the check excluded first', async (t) => {
+t.test('the whole origin needs the cookie but sign-in and the check; the other origins\' pages renew it too', async (t) => {
   const of = { bindingId: 'b', refreshUrl: '/bff/auth/device/refresh', origin: 'https://site.example', host: 'site.example', excluded: ['/bff/auth/login', '/bff/auth/check'], cookieName: '__Host-Http-media-bff-bound', cookieAttributes: 'Path=/; Secure; HttpOnly; SameSite=Strict' }
-  t.same((sessionInstructions({ ...of, basePath: '/bff' }).scope as { scope_specification: unknown }).scope_specification, [
+  const instructions = sessionInstructions({ ...of, initiators: ['app.site.example'] })
+  t.same((instructions.scope as { scope_specification: unknown }).scope_specification, [
     { type: 'exclude', domain: 'site.example', path: '/bff/auth/login' },
-    { type: 'exclude', domain: 'site.example', path: '/bff/auth/check' },
-    { type: 'include', domain: 'site.example', path: '/bff/' },
-    { type: 'exclude', domain: 'site.example', path: '/' }
+    { type: 'exclude', domain: 'site.example', path: '/bff/auth/check' }
   ])
-  t.same((sessionInstructions({ ...of, basePath: '' }).scope as { scope_specification: unknown[] }).scope_specification.length, 2, 'at the root, the whole origin but those')
+  t.same(instructions.allowed_refresh_initiators, ['app.site.example'])
+  t.notOk('allowed_refresh_initiators' in sessionInstructions({ ...of, initiators: [] }), 'none: left out')
 })
 
 t.test('a challenge holds for its purpose and subject, until it runs out, under any secret', async (t) => {

@@ -214,6 +214,18 @@ t.test('heartbeats flow; past the session\'s end it is asked again, and closed w
   t.same(named(alice, 'session').map((e) => JSON.parse(e.data)), [{ ended: true, reason: 'expired' }])
 })
 
+t.test('a channel whose credential runs out (a device-bound session\'s short-lived cookie) just closes; the session lives on', async (t) => {
+  const { hub, open } = await hubServer(t, { heartbeatMs: 40 }, {
+    alice: { credentialEndsAt: Date.now() + 100 }
+  })
+  const alice = await open('alice')
+  const bob = await open('bob')
+  await alice.closed
+  t.same(alice.events.map((e) => e.event), ['ready'], 'no word of the session: the page comes back with a new cookie')
+  t.equal(hub.size, 1)
+  t.equal(bob.response.complete, false, 'a channel without such a credential stays')
+})
+
 t.test('a reconnect with Last-Event-ID gets what it missed; one from too long ago is told to resync', async (t) => {
   const { hub, open } = await hubServer(t)
   const first = await open('alice')
