@@ -22,8 +22,10 @@ export default fp(async (app) => {
 function securityHeaders (config: Config): OutgoingHttpHeaders {
   return {
     'content-security-policy': contentSecurityPolicy(config),
-    // A page of another origin opened from ours gets no handle on it, nor we on it.
-    'cross-origin-opener-policy': 'same-origin',
+    // A page of another origin opened from ours gets no handle on it, nor it on ours; a popup of
+    // our own (a sign-in or a consent, routes/auth.ts) whose pages say unsafe-none keeps its
+    // opener, so its last page can tell the page that opened it.
+    'cross-origin-opener-policy': 'same-origin-allow-popups',
     // Our answers (a user's JSON above all) are not for other sites' <img>, <script> or fetch.
     'cross-origin-resource-policy': 'same-origin',
     // Ask for a process of our own origin, not one shared with the rest of the site.

@@ -2,8 +2,9 @@
 // upload files straight from the browser to the media service's upload host, and share them.
 // Bundled by `npm run build:demo` and served as /demo.js by plugins/demo-site.ts; it uses only
 // the browser module in public/client/, as website authors use it. Permissions are asked for
-// before the person starts, through the module's access (granted, grantable or denied, and the
-// consent round trip back to this page).
+// before the person starts, through the module's access (granted, grantable or denied), in a
+// popup so nothing on the page is lost; a blocked popup makes the consent round trip back to this
+// page instead.
 //
 // The page's stable hooks (ids and data attributes for tests and restyling): public/demo/README.md.
 import { createMediaBffClient, MediaBffError, readSignInError, type ConsentReturn, type FolderContents, type LiveChannel, type Session } from './client/media-bff-client.js'
@@ -76,7 +77,7 @@ function failureContext (doing: string, attempt?: GrantAttempt): FailureContext 
       access.deny(scopes)
       renderAccess()
     },
-    ...(attempt === undefined ? {} : { beforeGrant: (scopes: string[]) => { access.remember(scopes, attempt) } })
+    ...(attempt === undefined ? {} : { grant: (scopes: string[], event: MouseEvent) => { grantInPopup(event, scopes, attempt) } })
   }
 }
 
@@ -103,10 +104,14 @@ const newFolder = setUpNewFolderForm(bff, browser, (error) => {
 
 const sessionsPanel = createSessionsPanel(bff, (error) => { showFailure(error, failureContext('session list')) })
 
+/** What renderAccess last showed: a check that finds the same changes nothing on the page. */
+let renderedAccess = ''
+
 /** The actions each scope allows, the consent links (they return to the open folder), the files. */
 function renderAccess (): void {
   if (session?.authenticated !== true || !accessKnown) return
   const capabilities = { upload: access.of('upload'), manage: access.of('manage'), share: access.of('share') }
+  renderedAccess = JSON.stringify(capabilities)
   byId('upload-panel', HTMLElement).dataset.upload = capabilities.upload
   renderCapabilities(capabilities, { account: account(), consentUrl })
   listed = renderFileList(contents?.files ?? [], {
@@ -114,7 +119,7 @@ function renderAccess (): void {
     shareConsentUrl: consentUrl('share'),
     fresh,
     onShare: (file) => { share(file).catch(() => undefined) },
-    onAskShare: (fileId) => { access.remember('share', { action: 'share', fileId }) }
+    onAskShare: (fileId, event) => { grantInPopup(event, ['share'], { action: 'share', fileId }) }
   })
 }
 
@@ -184,7 +189,29 @@ async function uploadChosenFiles (): Promise<void> {
   }
 }
 
-/** Back from the consent page: did the permission come back? Then carry on with what was asked. */
+/**
+ * A consent link clicked: asked in a popup (from the click itself, as a popup needs), so nothing on
+ * the page is lost (files picked, a title typed). A blocked popup goes on to the link as before.
+ */
+function grantInPopup (event: MouseEvent, scopes: string[], attempt: GrantAttempt): void {
+  event.preventDefault()
+  access.askInPopup(scopes, { state: attempt }).then(async (answer) => {
+    if (answer.outcome === 'blocked') return
+    await refreshSession()
+    renderAccess()
+    if (answer.outcome === 'closed') {
+      showNotice({ kind: 'info', code: 'consent_closed', text: `The window was closed before ${scopes.join(', ')} was allowed, so nothing was changed.` })
+      return
+    }
+    if (answer.outcome === 'refused') {
+      showNotice({ kind: 'info', code: 'access_denied', text: `You did not allow ${scopes.join(', ')}, so nothing was changed. You can allow it whenever you need it.` })
+      return
+    }
+    await continueAfterConsent(answer)
+  }).catch((error: unknown) => { showFailure(error, failureContext('permission check')) })
+}
+
+/** Back from the consent page (or its popup): did the permission come back? Then carry on with what was asked. */
 async function continueAfterConsent (back: ConsentReturn): Promise<void> {
   if (session?.authenticated !== true) return
   const attempt = readGrantAttempt(back.state)
@@ -250,11 +277,11 @@ form.addEventListener('submit', (event) => {
   if (!busy) uploadChosenFiles().catch((error: unknown) => { showFailure(error, { doing: 'upload', loginUrl: loginUrl() }) })
 })
 clearButton.addEventListener('click', () => { picker.clear() })
-byId('allow-uploads', HTMLAnchorElement).addEventListener('click', () => {
-  access.remember('upload', { action: 'upload', title: titleInput.value.trim() })
+byId('allow-uploads', HTMLAnchorElement).addEventListener('click', (event) => {
+  grantInPopup(event, ['upload'], { action: 'upload', title: titleInput.value.trim() })
 })
-byId('grant-manage', HTMLAnchorElement).addEventListener('click', () => {
-  access.remember('manage', { action: 'new-folder' })
+byId('grant-manage', HTMLAnchorElement).addEventListener('click', (event) => {
+  grantInPopup(event, ['manage'], { action: 'new-folder' })
 })
 signOutButton.addEventListener('click', () => {
   signOutButton.disabled = true
@@ -286,7 +313,11 @@ followSessionChanges(watch, {
     // A consent in another tab: what this page offers follows.
     session = watch.session
     renderSession(session, loginUrl())
-    checkAccess().then(renderAccess, () => undefined)
+    // Only when it changes what the page offers: a consent in a popup here has shown it already, and
+    // a list shown again would drop a share link just made.
+    checkAccess().then(() => {
+      if (JSON.stringify({ upload: access.of('upload'), manage: access.of('manage'), share: access.of('share') }) !== renderedAccess) renderAccess()
+    }, () => undefined)
   }
 })
 

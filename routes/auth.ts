@@ -11,6 +11,7 @@ import { runCallback, type CallbackOutcome } from '../src/sign-in/callback.js'
 import { LoginTooLargeError } from '../src/sign-in/login-transactions.js'
 import { sessionAfterSignIn } from '../src/sign-in/session-after-sign-in.js'
 import { authErrorPage } from '../src/pages/auth-error-page.js'
+import { POPUP_NONCE, POPUP_SCRIPT, popupPage, type PopupResult } from '../src/pages/popup-page.js'
 import { StoreUnavailableError } from '../src/store/key-value-store.js'
 import type { Grant } from '../src/grants/grant-store.js'
 import { SESSION_IF_ANY } from './schemas.js'
@@ -22,7 +23,8 @@ const LoginQuery = Type.Object({
   return_to: Type.Optional(Type.String({ maxLength: MAX_RETURN_TO_LENGTH })),
   scope: Type.Optional(Type.String({ maxLength: 256 })),
   tenant: Type.Optional(Type.String({ maxLength: 64 })),
-  prompt: Type.Optional(Type.Literal('login', { description: 'Ask the media service for a fresh login, whatever session it keeps: what a `reauth_required` for a recent sign-in sends the browser to' }))
+  prompt: Type.Optional(Type.Literal('login', { description: 'Ask the media service for a fresh login, whatever session it keeps: what a `reauth_required` for a recent sign-in sends the browser to' })),
+  popup: Type.Optional(Type.String({ pattern: POPUP_NONCE.source, description: 'The sign-in runs in a popup the page opened: its last page tells the page, by this nonce, and closes itself instead of taking the browser back (the browser module\'s signInInPopup and askInPopup)' }))
 })
 
 const CallbackQuery = Type.Object({
@@ -56,6 +58,9 @@ const LOGIN_RESPONSES = {
 
 const CALLBACK_RESPONSES = {
   302: redirect('The sign-in ended: the browser goes back to the site, signed in with a new session cookie, or with `auth_error=<code>` when the authorization server refused (its error: access_denied, ...), the issuer did not match, or the code could not be exchanged', 'The return path (or URL on an origin of ALLOWED_ORIGINS) the sign-in began with, with `auth_error` when it failed', {
+    'Set-Cookie': SET_COOKIE('The new session cookie when signed in; the login cookie of this sign-in cleared or spent')
+  }),
+  200: text(['text/html'], 'A sign-in begun with `popup`: its last page, which tells the page that opened the popup how the sign-in ended (a message to the return target\'s origin, by the nonce) and closes itself', {
     'Set-Cookie': SET_COOKIE('The new session cookie when signed in; the login cookie of this sign-in cleared or spent')
   }),
   400: text(['text/html'], 'A short page for a person (never a JSON error: a browser landed here): the state is unknown, replayed, expired or from another browser, a newer sign-in in this browser took its place, the sign-in reached media-bff over plain http where its Secure cookie cannot be set, or the query is malformed'),
@@ -117,7 +122,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     }
     // Nothing is stored: the transaction goes to the browser, sealed (src/sign-in/login-transactions.ts).
     const started = await startSignIn(config, app.authorizationServers, app.loginTransactions, {
-      tenant, returnTo, grantedScopes, addedScopes, cookies: request.cookies, previousSid: signedIn?.sid, boundBy: signedIn?.binding?.id, freshLogin: query.prompt === 'login'
+      tenant, returnTo, grantedScopes, addedScopes, cookies: request.cookies, previousSid: signedIn?.sid, boundBy: signedIn?.binding?.id, popup: query.popup, freshLogin: query.prompt === 'login'
     }).catch((error: unknown) => {
       if (!(error instanceof LoginTooLargeError)) throw error
       throw new AppError('invalid_request', 'return_to is too long for a sign-in to carry.', { details: { field: 'return_to' } })
@@ -125,6 +130,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     app.metrics.login('redirected')
     for (const name of started.dropped) reply.clearCookie(name, cookieOptions)
     reply.setCookie(started.cookie.name, started.cookie.value, { ...cookieOptions, maxAge: loginCookieMaxAgeS })
+    if (query.popup !== undefined) keepOpener(reply)
     return await reply.header('cache-control', 'no-store').redirect(started.authorizationUrl, 302)
   })
 
@@ -162,6 +168,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     app.metrics.callback(outcome.outcome)
     app.audit('sign_in_refused', { reason: outcome.outcome }, request)
     reply.header('cache-control', 'no-store')
+    if (outcome.kind === 'back' && outcome.transaction.popup !== undefined) return await popupDone(reply, outcome.transaction, { outcome: 'error', error: outcome.code })
     if (outcome.kind === 'back') return await reply.redirect(outcome.location, 302)
     return await reply.code(outcome.status).type('text/html; charset=utf-8').send(authErrorPage(outcome.page, signInUrl))
   })
@@ -198,8 +205,27 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     app.metrics.callback('signed_in')
     const session = request.session as { handle?: unknown } | null
     app.audit('sign_in', { tenant: completed.grant.tenant, person: completed.grant.userId, session: typeof session?.handle === 'string' ? session.handle : undefined }, request)
+    if (transaction.popup !== undefined) return await popupDone(reply, transaction, { outcome: 'signed_in' })
     return await reply.redirect(transaction.returnTo, 302)
   }
+
+  /**
+   * A popup's sign-in keeps its opener: media-bff's pages (Cross-Origin-Opener-Policy
+   * same-origin-allow-popups) keep their handle on a popup whose pages say unsafe-none, from its
+   * first answer to its last.
+   */
+  const keepOpener = (reply: FastifyReply): void => { reply.header('cross-origin-opener-policy', 'unsafe-none') }
+  /** The popup's last page (src/pages/popup-page.ts), to the origin the sign-in was to come back to. */
+  const popupDone = async (reply: FastifyReply, transaction: { returnTo: string, popup?: string }, result: Pick<PopupResult, 'outcome' | 'error'>): Promise<FastifyReply> => {
+    keepOpener(reply)
+    const page = popupPage({ nonce: transaction.popup ?? '', targetOrigin: new URL(transaction.returnTo, config.publicOrigin).origin, ...result }, `${config.basePath}/auth/popup.js`)
+    return await reply.code(200).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(page)
+  }
+
+  app.get('/auth/popup.js', {
+    schema: { tags: ['auth'], operationId: 'popupScript', summary: 'The script of a popup sign-in\'s last page: it tells the page that opened the popup, and closes it', response: { 200: text(['text/javascript'], 'The script') } },
+    config: { caller: 'anyone' }
+  }, async (_request, reply) => await reply.header('cache-control', 'public, max-age=3600').type('text/javascript; charset=utf-8').send(POPUP_SCRIPT))
 
   /**
    * The session as GET /auth/session and the keep-alive answer it, as JSON text; a session whose

@@ -5,7 +5,7 @@ import { startStack } from './helpers/bff.js'
 
 // The same on every answer, whatever the configuration.
 const FIXED = {
-  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-opener-policy': 'same-origin-allow-popups',
   'cross-origin-resource-policy': 'same-origin',
   'origin-agent-cluster': '?1',
   'referrer-policy': 'same-origin',

@@ -8,6 +8,7 @@
 // memory only: a reload may offer it once more), so a page never loops through consent.
 import { clientError } from './errors.js'
 import type { LoginOptions } from './navigation.js'
+import type { PopupOutcome } from './popup.js'
 import type { CallOptions, MediaUserInfo, Session } from './types.js'
 
 export type Access = 'granted' | 'grantable' | 'denied'
@@ -42,6 +43,16 @@ export interface ConsentReturn<State = unknown> {
   state: State | undefined
 }
 
+export interface PopupConsent<State = unknown> extends ConsentReturn<State> {
+  /**
+   * `granted`: every scope asked for is granted now; `refused`: the person said no; `missing`: the
+   * consent ended without some (the account lacks them: `denied` from now on); `closed`: the
+   * person closed the popup first; `blocked`: the browser did not open it, and the page went to
+   * the consent by navigation (returned() tells on its return), unless `fallback: false`.
+   */
+  outcome: 'granted' | 'refused' | 'missing' | 'closed' | 'blocked'
+}
+
 export interface ScopeAccess {
   /** Reads the session and, when it may, what the account could grant; says it for each scope. */
   check: (options?: CallOptions) => Promise<AccessReport>
@@ -52,6 +63,13 @@ export interface ScopeAccess {
    * back to this place (or `returnTo`); `state` (JSON) comes back with returned().
    */
   ask: (scopes: string | readonly string[], options?: { returnTo?: string, state?: unknown }) => void
+  /**
+   * Asks for `scopes` in a popup, from the person's click: the page never navigates, and keeps
+   * whatever it holds (files picked, text typed). Resolves once the person answered or closed it,
+   * with the session read again. Call it from the click handler itself, before any await:
+   * browsers block a popup opened later. Blocked, it goes on as ask() does, unless `fallback: false`.
+   */
+  askInPopup: <State = unknown>(scopes: string | readonly string[], options?: { state?: State, fallback?: boolean }) => Promise<PopupConsent<State>>
   /**
    * For a link of the page's own (`<a href>`) or the `reauthorizeUrl` of an `insufficient_scope`
    * failure: remembers what is about to be asked, as ask() does, for returned().
@@ -75,6 +93,8 @@ export interface AccessSource {
   userInfo: (options?: CallOptions) => Promise<MediaUserInfo>
   loginUrl: (options?: LoginOptions) => string
   navigate: (url: string) => void
+  /** Opens media-bff's sign-in (here: its consent) in a popup now, and resolves with how it ended. */
+  inPopup: (options: LoginOptions) => Promise<PopupOutcome>
   /** Where the asked scopes wait during the round trip: one key per media-bff. */
   storageKey: string
 }
@@ -106,21 +126,49 @@ export function createScopeAccess (source: AccessSource): ScopeAccess {
   const consentUrl = (scopes: string | readonly string[], { returnTo }: { returnTo?: string } = {}): string =>
     source.loginUrl({ scope: scopeList(scopes).join(' '), ...(returnTo === undefined ? {} : { returnTo }) })
 
+  const refresh = async (options?: CallOptions): Promise<AccessReport> => {
+    const current = await source.getSession(options)
+    entitled = current.authenticated && current.scopes.includes('user.info') ? await entitlements(source, options) : undefined
+    session = current
+    return {
+      session: current,
+      scopes: Object.fromEntries(SCOPES.map((scope) => [scope, of(scope)])) as Record<Scope, Access>,
+      entitlementsKnown: entitled !== undefined
+    }
+  }
+
   return {
-    check: async (options) => {
-      const current = await source.getSession(options)
-      entitled = current.authenticated && current.scopes.includes('user.info') ? await entitlements(source, options) : undefined
-      session = current
-      return {
-        session: current,
-        scopes: Object.fromEntries(SCOPES.map((scope) => [scope, of(scope)])) as Record<Scope, Access>,
-        entitlementsKnown: entitled !== undefined
-      }
-    },
+    check: refresh,
     of,
     ask: (scopes, { returnTo, state } = {}) => {
       remember(scopes, state)
       source.navigate(consentUrl(scopes, returnTo === undefined ? {} : { returnTo }))
+    },
+    askInPopup: async <State>(scopes: string | readonly string[], { state, fallback = true }: { state?: State, fallback?: boolean } = {}): Promise<PopupConsent<State>> => {
+      const asked = scopeList(scopes)
+      // Opened before anything is awaited: the click's activation lets it through.
+      const opened = await source.inPopup({ scope: asked.join(' ') })
+      const answer = (outcome: PopupConsent['outcome'], missing: string[]): PopupConsent<State> => ({ outcome, scopes: asked, missing, granted: missing.length === 0, refused: outcome === 'refused', state })
+      if (opened.kind === 'blocked') {
+        if (fallback) {
+          remember(asked, state)
+          source.navigate(consentUrl(asked))
+        }
+        return answer('blocked', asked)
+      }
+      // Whatever the popup said (or if it said nothing), the session says what was granted.
+      try {
+        await refresh()
+      } catch {
+        // The session cannot be read now: what is known stays.
+      }
+      const missing = asked.filter((scope) => of(scope) !== 'granted')
+      if (missing.length === 0) return answer('granted', missing)
+      if (opened.kind === 'error' && opened.code === 'access_denied') return answer('refused', missing)
+      if (opened.kind === 'closed') return answer('closed', missing)
+      // The consent ended, and the account did not give them: not offered again on this page.
+      for (const scope of missing) declined.add(scope)
+      return answer('missing', missing)
     },
     remember,
     consentUrl,

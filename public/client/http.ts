@@ -18,6 +18,25 @@ export interface CallSettings {
   timeoutMs: number
   /** Told of every answer saying the sign-in is over (login_required, reauth_required). */
   onSignInLost?: (error: MediaBffError) => void
+  /**
+   * Asks for the scopes a call was refused for in a popup (CallOptions.consent): true once they
+   * are granted, and the call is made once more.
+   */
+  askConsent?: (scopes: string[]) => Promise<boolean>
+}
+
+/**
+ * A call, and with `consent: 'popup'` the same call once more after the person gave the permission
+ * it was refused for (403 insufficient_scope) in a popup.
+ */
+export async function withConsent<T> (settings: CallSettings, options: CallOptions | undefined, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call()
+  } catch (error) {
+    if (options?.consent !== 'popup' || settings.askConsent === undefined || !(error instanceof MediaBffError) || error.code !== 'insufficient_scope') throw error
+    if (!await settings.askConsent(error.requiredScopes)) throw error
+    return await call()
+  }
 }
 
 /**

@@ -10,7 +10,7 @@
  * @media-bff/client (public/client/package/); docs/guide/browser-module.md shows how to use it.
  */
 import { clientError, onBff, type MediaBffError } from './errors.js'
-import { callBff, type CallSettings } from './http.js'
+import { callBff, withConsent, type CallSettings } from './http.js'
 import { navigation, tenantName, type PageNavigation } from './navigation.js'
 import { callOptions, relayCalls, type RelayCalls } from './relay.js'
 import { watchSession, type SessionWatch, type SessionWatchOptions } from './session-watch.js'
@@ -98,16 +98,24 @@ const DEFAULT_TIMEOUT_MS = 30_000
 export function createMediaBffClient ({ baseUrl = '', basePath = '', tenant, timeoutMs = DEFAULT_TIMEOUT_MS, navigate = (url) => { location.assign(url) } }: MediaBffClientOptions = {}): MediaBffClient {
   const root = bffRoot(baseUrl, basePath)
   const tabEvents = listenerRegistry<{ signInLost: MediaBffError, signedOut: undefined }>()
-  const settings: CallSettings = { root, timeoutMs, onSignInLost: (error) => { tabEvents.emit('signInLost', error) } }
+  const settings: CallSettings = {
+    root,
+    timeoutMs,
+    onSignInLost: (error) => { tabEvents.emit('signInLost', error) },
+    askConsent: async (scopes) => (await consent.askInPopup(scopes)).outcome === 'granted'
+  }
   /** Sign-outs of this tab under way. */
   let loggingOut = 0
   /** A signed-out answer's login_url made usable from this page (errors.ts, onBff). */
   const readSession = (session: Session): Session => session.authenticated ? session : { ...session, login_url: onBff(root, session.login_url) ?? routeUrl(root, '/auth/login') }
   const getSession = async (options?: CallOptions): Promise<Session> => readSession(await callBff<Session>(settings, 'GET', '/auth/session', undefined, callOptions(options)))
   const relay = relayCalls(settings)
-  const pages = navigation(root, navigate, tenantName(tenant))
+  const { inPopup, ...pages } = navigation(root, navigate, tenantName(tenant))
   /** One name per media-bff, for what a tab keeps (the broadcast channel, an ask under way). */
   const bffName = `media-bff ${new URL(root === '' ? '/' : root, typeof location === 'undefined' ? 'https://page.invalid/' : location.href).href}`
+  const scopeAccess = (): ScopeAccess => createScopeAccess({ getSession, userInfo: relay.userInfo, loginUrl: pages.loginUrl, navigate, inPopup, storageKey: `${bffName} consent` })
+  /** What a call with `consent: 'popup'` asks through (CallOptions.consent). */
+  const consent = scopeAccess()
   return {
     ...relay,
     ...pages,
@@ -121,11 +129,11 @@ export function createMediaBffClient ({ baseUrl = '', basePath = '', tenant, tim
       }
       tabEvents.emit('signedOut', undefined)
     },
-    registerUpload: async ({ folderId, title, options }, call) => await callBff<UploadRegistration>(settings, 'POST', '/uploads/register', {
+    registerUpload: async ({ folderId, title, options }, call) => await withConsent(settings, call, async () => await callBff<UploadRegistration>(settings, 'POST', '/uploads/register', {
       folder_id: folderId,
       ...(title === undefined || title === '' ? {} : { title }),
       ...(options === undefined ? {} : { options })
-    }, callOptions(call)),
+    }, callOptions(call))),
     uploadFile: async (registration, file, options) => {
       const result = await uploadFile(registration, file, options)
       const { autofinish, finish_url: finishUrl } = registration as Partial<UploadRegistration>
@@ -162,6 +170,6 @@ export function createMediaBffClient ({ baseUrl = '', basePath = '', tenant, tim
       onSignInLost: (listener) => tabEvents.on('signInLost', listener),
       onSignedOut: (listener) => tabEvents.on('signedOut', listener)
     }, options),
-    access: () => createScopeAccess({ getSession, userInfo: relay.userInfo, loginUrl: pages.loginUrl, navigate, storageKey: `${bffName} consent` })
+    access: scopeAccess
   }
 }

@@ -2,6 +2,7 @@
 // sign-in or to consent, and back to the very place the person was (path, query and fragment).
 import { clientError, MediaBffError } from './errors.js'
 import { routeUrl } from './urls.js'
+import { openPopup, popupNonce, type PopupOutcome } from './popup.js'
 
 export interface LoginOptions {
   /**
@@ -18,11 +19,33 @@ export interface LoginOptions {
   tenant?: string
 }
 
+export interface PopupSignIn {
+  /**
+   * `signed_in`; `refused`: the person said no; `failed`: the sign-in ended with another error
+   * (`error`); `closed`: the person closed the popup; `blocked`: the browser did not open it (the
+   * page then goes to sign in, unless `fallback: false`).
+   */
+  outcome: 'signed_in' | 'refused' | 'failed' | 'closed' | 'blocked'
+  /** The sign-in error, when it ended with one (`access_denied`, ...). */
+  error?: string
+}
+
+export interface PopupSignInOptions extends LoginOptions {
+  /** When the browser blocks the popup: go to sign in as signIn() does (true, the default), or only say so. */
+  fallback?: boolean
+}
+
 export interface PageNavigation {
   /** media-bff's sign-in URL: assign it to `location`, it is not a fetch. */
   loginUrl: (options?: LoginOptions) => string
   /** Navigates to sign-in (or to consent, with `scope`), coming back here. */
   signIn: (options?: LoginOptions) => void
+  /**
+   * Signs in (or, with `scope`, asks for more) in a popup, from the person's click: the page stays
+   * as it is, and learns how it ended. Call it from the click handler itself, before any await:
+   * browsers block a popup opened later.
+   */
+  signInInPopup: (options?: PopupSignInOptions) => Promise<PopupSignIn>
   /**
    * Follows what a failure asks of the person: sign in again (`login_required`,
    * `reauth_required`, a risky act's recent sign-in) or grant what is missing
@@ -41,7 +64,13 @@ export function tenantName (tenant: string | undefined): string | undefined {
   return tenant
 }
 
-export function navigation (root: string, navigate: (url: string) => void, defaultTenant?: string): PageNavigation {
+/** The page's navigation, and the popup it opens for a sign-in (access.ts asks for consent with it). */
+export interface PageNavigationParts extends PageNavigation {
+  /** Opens media-bff's sign-in in a popup now (`popup=<nonce>`), and resolves with how it ended. */
+  inPopup: (options?: LoginOptions) => Promise<PopupOutcome>
+}
+
+export function navigation (root: string, navigate: (url: string) => void, defaultTenant?: string): PageNavigationParts {
   const here = (): string => {
     if (typeof location === 'undefined') return '/'
     // On media-bff's origin a path; on another one (listed in media-bff's ALLOWED_ORIGINS, as it
@@ -56,9 +85,22 @@ export function navigation (root: string, navigate: (url: string) => void, defau
     if (checkedTenant !== undefined) query.set('tenant', checkedTenant)
     return `${routeUrl(root, '/auth/login')}?${query.toString()}`
   }
+  const inPopup = (options: LoginOptions = {}): Promise<PopupOutcome> => {
+    const nonce = popupNonce()
+    const url = new URL(loginUrl(options), location.href)
+    url.searchParams.set('popup', nonce)
+    return openPopup(url.href, { bffOrigin: new URL(routeUrl(root, '/'), location.href).origin, nonce })
+  }
   return {
     loginUrl,
     signIn: (options) => { navigate(loginUrl(options)) },
+    inPopup,
+    signInInPopup: async ({ fallback = true, ...options } = {}) => {
+      const opened = await inPopup(options)
+      if (opened.kind === 'blocked' && fallback) navigate(loginUrl(options))
+      if (opened.kind === 'error') return { outcome: opened.code === 'access_denied' ? 'refused' : 'failed', error: opened.code }
+      return { outcome: opened.kind }
+    },
     follow: (error, { returnTo = here() } = {}) => {
       if (!(error instanceof MediaBffError)) return false
       if (error.needsSignIn) {

@@ -2,7 +2,7 @@
 // before anything is sent; answers are read without trusting their shape.
 import { clientError } from './errors.js'
 import type { CallSettings, HttpMethod } from './http.js'
-import { callBff } from './http.js'
+import { callBff, withConsent } from './http.js'
 import { record, records } from './json.js'
 import type { CallOptions, Folder, FolderContents, MediaFile, MediaId, MediaUserInfo, OEmbed, ShareInfo, ShareLink, ShareLinkOptions } from './types.js'
 import { apiPath, expiry, idSegment } from './urls.js'
@@ -51,7 +51,7 @@ export interface RelayCalls {
 export function relayCalls (settings: CallSettings): RelayCalls {
   const api = async <T = unknown>(method: ApiMethod, path: string, body?: Record<string, unknown>, options: CallOptions = {}): Promise<T> => {
     if (method === 'GET' && body !== undefined) throw clientError('A GET call to media-bff cannot carry a body.', 'body')
-    return await callBff<T>(settings, method, `/api/${apiPath(path)}`, body, { ...callOptions(options), emptyAnswer: true })
+    return await withConsent(settings, options, async () => await callBff<T>(settings, method, `/api/${apiPath(path)}`, body, { ...callOptions(options), emptyAnswer: true }))
   }
   const one = async (method: ApiMethod, path: string, body?: Record<string, unknown>, options?: CallOptions): Promise<Record<string, unknown>> => record(await api(method, path, body, options))
   const share = async (kind: 'files' | 'folders', id: MediaId, options?: CallOptions): Promise<ShareInfo> => await api<ShareInfo>('GET', `${kind}/${idSegment(id)}/share`, undefined, options)

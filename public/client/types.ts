@@ -34,6 +34,14 @@ export interface CallOptions {
   signal?: AbortSignal
   /** Gives up after this many milliseconds (MediaBffError `timeout`); default the client's timeoutMs. */
   timeoutMs?: number
+  /**
+   * `popup`: when the call is refused for a permission the person may still give (403
+   * `insufficient_scope`), ask for it in a popup (access.ts, askInPopup) and, once given, make the
+   * same call once more; the page stays as it is, files picked and all. For a relayed call and an
+   * upload's registration; make the call from the person's click, as a popup needs. A blocked
+   * popup goes to the consent by navigation; any other answer rejects with the refusal.
+   */
+  consent?: 'popup'
 }
 
 export interface UploadFileOptions {

@@ -10,7 +10,8 @@ export interface FailureContext {
   /** What the user was doing, e.g. "upload", to start the sentence. */
   doing: string
   /** Runs before the browser leaves for the consent page. */
-  beforeGrant?: (scopes: string[]) => void
+  /** The person asked to grant `scopes` from the notice's link: ask (in a popup, the link's default stopped). */
+  grant?: (scopes: string[], event: MouseEvent) => void
   /** The account lacks these scopes for good: stop offering them. */
   onNoRight?: (scopes: string[]) => void
   /** Where to sign in again, coming back to this page. */
@@ -35,11 +36,11 @@ export function showFailure (error: unknown, context: FailureContext): void {
       const scopes = error.requiredScopes
       const action: NoticeAction | undefined = error.reauthorizeUrl === undefined
         ? undefined
-        : { id: 'notice-grant', label: `Allow ${scopes.join(', ') || 'it'}`, href: error.reauthorizeUrl, onFollow: () => context.beforeGrant?.(scopes) }
+        : { id: 'notice-grant', label: `Allow ${scopes.join(', ') || 'it'}`, href: error.reauthorizeUrl, onFollow: (event) => context.grant?.(scopes, event) }
       showNotice({
         kind: 'warning',
         code: error.code,
-        text: `The ${context.doing} needs one more permission: ${scopes.join(', ') || 'unknown'}. The media service will ask you to confirm it and bring you back here.`,
+        text: `The ${context.doing} needs one more permission: ${scopes.join(', ') || 'unknown'}. The media service will ask you to confirm it in a new window; this page stays as it is.`,
         ...(action === undefined ? {} : { action })
       })
       return

@@ -26,7 +26,8 @@ export interface FileListOptions {
   fresh: ReadonlySet<number>
   onShare: (file: ListedFile) => void
   /** Just before the browser leaves for the consent page. */
-  onAskShare: (fileId: number) => void
+  /** The share link's consent link was clicked (the page may ask in a popup instead: `event`). */
+  onAskShare: (fileId: number, event: MouseEvent) => void
 }
 
 /** Renders the files; returns them by id, for the share link asked for before a consent trip. */
@@ -103,7 +104,7 @@ function shareAction (entry: ListedFile, options: FileListOptions): HTMLElement 
     text: 'Share link',
     attributes: { href: options.shareConsentUrl, 'data-testid': 'share-file', 'data-grant': 'share', 'aria-label': `${label} (asks for the share permission first)` }
   })
-  link.addEventListener('click', () => { options.onAskShare(entry.id) })
+  link.addEventListener('click', (event) => { options.onAskShare(entry.id, event) })
   return link
 }
 

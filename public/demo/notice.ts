@@ -10,8 +10,8 @@ export interface NoticeAction {
   label: string
   /** A navigation (sign-in, re-authorization): a link styled as a button. Without it, a button. */
   href?: string
-  /** Runs just before the browser follows the link, or when the button is pressed. */
-  onFollow?: () => void
+  /** Runs just before the browser follows the link (which it may stop), or when the button is pressed. */
+  onFollow?: (event: MouseEvent) => void
 }
 
 export interface Notice {
@@ -35,7 +35,8 @@ export function showNotice ({ kind, code, text, action }: Notice): void {
     const control = action.href === undefined
       ? createElement('button', { className: 'button button--primary', text: action.label, attributes: { id: action.id, type: 'button' } })
       : createElement('a', { className: 'button button--primary', text: action.label, attributes: { id: action.id, href: action.href } })
-    if (action.onFollow !== undefined) control.addEventListener('click', action.onFollow)
+    const { onFollow } = action
+    if (onFollow !== undefined) control.addEventListener('click', (event) => { onFollow(event as MouseEvent) })
     actions.append(control)
   }
   actions.hidden = action === undefined

@@ -30,8 +30,8 @@ export type SlotChange =
 export type CallbackOutcome =
   /** A short human page (src/pages/auth-error-page.ts), by its code. */
   | { kind: 'page', page: string, status: 400 | 503, outcome: string, slot?: SlotChange }
-  /** Back to the site's return path, with `auth_error=<code>`. */
-  | { kind: 'back', location: string, outcome: string, slot: SlotChange }
+  /** Back to the site's return path, with `auth_error=<code>` (`code`); or, in a popup, its last page. */
+  | { kind: 'back', location: string, code: string, outcome: string, slot: SlotChange, transaction: LoginTransaction }
   /** The code was exchanged and the grant stored: the session layer begins the new session. */
   | { kind: 'signed_in', completed: CompletedSignIn, transaction: LoginTransaction, slot: SlotChange }
 
@@ -92,7 +92,7 @@ async function callbackOutcome (parts: CallbackParts, request: CallbackRequest):
   // From here on this sign-in ends, one way or another: its slot is spent.
   const spentValue = parts.transactions.spentValue(opened.cookieName, transaction)
   const slot: SlotChange = spentValue === undefined ? { kind: 'clear', cookieName: opened.cookieName } : { kind: 'spend', cookieName: opened.cookieName, value: spentValue }
-  const back = (code: string, outcome: string): CallbackOutcome => ({ kind: 'back', location: withAuthError(transaction.returnTo, code), outcome, slot })
+  const back = (code: string, outcome: string): CallbackOutcome => ({ kind: 'back', location: withAuthError(transaction.returnTo, code), code, outcome, slot, transaction })
 
   // RFC 9207, checked before anything else the response says (an error included): a response
   // naming another issuer is a mix-up attack, not an outage; a tenant configured to require

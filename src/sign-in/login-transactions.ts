@@ -42,6 +42,11 @@ export interface LoginTransaction {
    * that holds the key (it showed the short-lived cookie): only then does the new session keep it.
    */
   boundBy?: string
+  /**
+   * The sign-in runs in a popup (`popup=` on /auth/login): its last page tells the page that opened
+   * it, by this nonce, instead of taking the browser back to returnTo.
+   */
+  popup?: string
   createdAt: number
 }
 
@@ -194,6 +199,7 @@ function pack (transaction: LoginTransaction, defaultTenant: string | undefined)
     a: transaction.addedScopes.join(' '),
     ...(transaction.previousSid === undefined ? {} : { p: transaction.previousSid }),
     ...(transaction.boundBy === undefined ? {} : { b: transaction.boundBy }),
+    ...(transaction.popup === undefined ? {} : { o: transaction.popup }),
     c: transaction.createdAt
   })
 }
@@ -202,11 +208,12 @@ function pack (transaction: LoginTransaction, defaultTenant: string | undefined)
 function unpack (json: string, defaultTenant: string | undefined): LoginTransaction | undefined {
   const value = JSON.parse(json) as Record<string, unknown>
   if ('codeVerifier' in value) return value as unknown as LoginTransaction
-  const { t = defaultTenant, v, r, s, a, p, b, c } = value
+  const { t = defaultTenant, v, r, s, a, p, b, o, c } = value
   if (typeof t !== 'string' || typeof v !== 'string' || typeof r !== 'string' || typeof s !== 'string' || typeof a !== 'string' || typeof c !== 'number') return undefined
-  if ((p !== undefined && typeof p !== 'string') || (b !== undefined && typeof b !== 'string')) return undefined
+  const optional = (field: unknown): field is string | undefined => field === undefined || typeof field === 'string'
+  if (!optional(p) || !optional(b) || !optional(o)) return undefined
   const words = (text: string): string[] => text === '' ? [] : text.split(' ')
-  return { tenant: t, codeVerifier: v, returnTo: r, scopes: words(s), addedScopes: words(a), ...(p === undefined ? {} : { previousSid: p }), ...(b === undefined ? {} : { boundBy: b }), createdAt: c }
+  return { tenant: t, codeVerifier: v, returnTo: r, scopes: words(s), addedScopes: words(a), ...(p === undefined ? {} : { previousSid: p }), ...(b === undefined ? {} : { boundBy: b }), ...(o === undefined ? {} : { popup: o }), createdAt: c }
 }
 
 function digest (value: string): string {

@@ -22,6 +22,8 @@ export interface StartSignIn {
   previousSid?: string | undefined
   /** That session's key binding, when this browser showed it (LoginTransaction.boundBy). */
   boundBy?: string | undefined
+  /** The sign-in runs in a popup, which tells its opener by this nonce (LoginTransaction.popup). */
+  popup?: string | undefined
   /** Ask the service for a fresh login (`prompt=login` on /auth/login): a recent sign-in. */
   freshLogin?: boolean
 }
@@ -45,7 +47,8 @@ export async function startSignIn (config: Config, servers: AuthorizationServers
       scopes,
       addedScopes: request.addedScopes.filter((scope) => !request.grantedScopes.includes(scope)),
       ...(request.previousSid === undefined ? {} : { previousSid: request.previousSid }),
-      ...(request.boundBy === undefined ? {} : { boundBy: request.boundBy })
+      ...(request.boundBy === undefined ? {} : { boundBy: request.boundBy }),
+      ...(request.popup === undefined ? {} : { popup: request.popup })
     }, request.cookies)
     const authorizationUrl = buildAuthorizationUrl(server, {
       redirectUri: config.oauth.redirectUri,

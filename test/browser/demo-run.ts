@@ -26,8 +26,8 @@ export async function openDemo (t: Test, env: Record<string, string> = {}, emula
 }
 
 /** Chromium with one page, and the list of script errors and CSP violations of its pages. */
-export async function openDemoBrowser (t: Test): Promise<Omit<DemoRun, 'stack'>> {
-  const chromium = await launchChromium()
+export async function openDemoBrowser (t: Test, options: { popupBlocking?: boolean } = {}): Promise<Omit<DemoRun, 'stack'>> {
+  const chromium = await launchChromium(options)
   t.teardown(chromium.close)
   const problems: string[] = []
   const newContext = async (): Promise<BrowserContext> => await chromium.browser.newContext({ viewport: { width: 1200, height: 800 }, colorScheme: 'light' })

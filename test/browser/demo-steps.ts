@@ -28,6 +28,18 @@ export async function consentAs (page: Page, demoUrl: string, user: string, deci
   ])
 }
 
+/**
+ * Clicks a consent link on the demo page, which asks in a popup: picks the user and approves or
+ * denies on the emulator's consent page there, and waits for the popup to close itself. The page
+ * itself never navigates.
+ */
+export async function grantInPopup (page: Page, selector: string, user: string, decision: 'approve' | 'deny' = 'approve'): Promise<void> {
+  const [popup] = await Promise.all([page.context().waitForEvent('page'), page.click(selector)])
+  await popup.waitForSelector(`#user-${user}`)
+  await popup.check(`#user-${user}`)
+  await Promise.all([popup.waitForEvent('close'), popup.click(`#${decision}`)])
+}
+
 /** Follows a link on the demo page (sign-in, grant) to the emulator's consent page. */
 export async function followToConsent (page: Page, selector: string, emulatorBaseUrl: string): Promise<void> {
   await Promise.all([

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { collectBrowserState, findSecrets, recordResponses } from '../helpers/chromium.js'
 import { issuedTokens } from '../helpers/issued-tokens.js'
-import { chooseFiles, consentAs, dropFiles, folderNames, followToConsent, listedFiles, noticeWithCode, openFolder, scopeChips, screenshot, signInAs, waitForAccess, waitForFileCount, waitForFolder, waitForSession } from './demo-steps.js'
+import { chooseFiles, consentAs, dropFiles, folderNames, followToConsent, grantInPopup, listedFiles, noticeWithCode, openFolder, scopeChips, screenshot, signInAs, waitForAccess, waitForFileCount, waitForFolder, waitForSession } from './demo-steps.js'
 import { openDemo } from './demo-run.js'
 
 const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex')
@@ -48,12 +48,12 @@ t.test('alice signs in, allows uploads before choosing files, uploads two files 
   t.equal(page.url(), `${bff.url}/?folder=7`, 'the open folder is in the address')
   await screenshot(page, '02-allow-uploads')
 
-  await followToConsent(page, '#allow-uploads', emulator.baseUrl)
-  await consentAs(page, bff.url, 'alice')
+  await grantInPopup(page, '#allow-uploads', 'alice')
   await waitForSession(page, 'signed-in')
+  await page.waitForFunction(() => document.querySelectorAll('#scope-list [data-scope]').length === 3)
   t.same(await scopeChips(page), ['basic', 'user.info', 'upload'], 'upload granted on top of the earlier scopes')
   t.match(await noticeWithCode(page, 'upload_granted'), /Choose files to upload to 2025/)
-  t.equal(page.url(), `${bff.url}/?folder=7`, 'back in the folder it started from')
+  t.equal(page.url(), `${bff.url}/?folder=7`, 'the page never left the folder')
   await waitForFolder(page, 7)
   t.equal(await waitForAccess(page), 'granted')
   t.equal(await page.textContent('#upload-folder-name'), '2025')
@@ -89,7 +89,11 @@ t.test('alice signs in, allows uploads before choosing files, uploads two files 
   t.ok(apiBodies.some((response) => response.url.endsWith('/auth/session') && response.body?.includes('"authenticated":true') === true), 'session answers were recorded')
   t.ok(apiBodies.some((response) => response.url.endsWith('/uploads/register') && response.body?.includes('url_upload_direct') === true), 'the registration was recorded')
   t.ok(apiBodies.some((response) => response.url.endsWith('/api/folders/7/contents') && response.body?.includes('holiday-video.bin') === true), 'the relayed listing was recorded')
-  t.same(apiBodies.filter((response) => response.body === undefined).map((response) => response.url), [], 'every media-bff body could be read')
+  // The consent popup's last page closes itself at once, and chromium may let its body (and its
+  // script's) go with it: that page holds only a nonce, an origin and an outcome
+  // (test/sign-in/popup-sign-in.test.ts), its script is the same for everyone.
+  const ofThePopupsLastPage = (response: { url: string, status: number }): boolean => (new URL(response.url).pathname === '/auth/callback' && response.status === 200) || new URL(response.url).pathname === '/auth/popup.js'
+  t.same(apiBodies.filter((response) => response.body === undefined && !ofThePopupsLastPage(response)).map((response) => response.url), [], 'every other media-bff body could be read')
   t.same(findSecrets(state, [...tokens.access, ...tokens.refresh]), [], 'no access or refresh token in cookies, storage, DOM or responses')
 
   await page.click('#sign-out')

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import {
-  breadcrumbs, chooseFiles, consentAs, folderNames, followToConsent, listedFiles, noticeWithCode, openFolder, scopeChips,
+  breadcrumbs, chooseFiles, folderNames, grantInPopup, listedFiles, noticeWithCode, openFolder, scopeChips,
   screenshot, signInAs, waitForAccess, waitForFileCount, waitForFolder, waitForSession
 } from './demo-steps.js'
 import { openDemo } from './demo-run.js'
@@ -51,18 +51,17 @@ t.test('alice browses, creates a folder, uploads two files into it and shares on
 
   // A new folder needs manage: the page offers to ask for it instead of a form that would fail.
   t.ok(await page.locator('#new-folder').isHidden(), 'no "New folder" without manage')
-  // Declining on the consent page changes nothing, and the offer stays.
-  await followToConsent(page, '#grant-manage', emulator.baseUrl)
-  await consentAs(page, bff.url, 'alice', 'deny')
+  // Declining on the consent page (in a popup) changes nothing, and the offer stays.
+  await grantInPopup(page, '#grant-manage', 'alice', 'deny')
   await waitForSession(page, 'signed-in')
   t.match(await noticeWithCode(page, 'access_denied'), /You did not allow manage, so nothing was changed/)
-  t.equal(page.url(), `${bff.url}/?folder=${archive}`, 'still in Archive, auth_error gone from the address')
+  t.equal(page.url(), `${bff.url}/?folder=${archive}`, 'still in Archive: the page never left')
   await waitForFolder(page, archive)
   t.equal(await waitForAccess(page), 'grantable')
   t.ok(await page.locator('#grant-manage').isVisible(), 'still offered')
-  await followToConsent(page, '#grant-manage', emulator.baseUrl)
-  await consentAs(page, bff.url, 'alice')
+  await grantInPopup(page, '#grant-manage', 'alice')
   await waitForSession(page, 'signed-in')
+  await page.waitForFunction(() => document.querySelectorAll('#scope-list [data-scope]').length === 3)
   t.same(await scopeChips(page), ['basic', 'user.info', 'manage'])
   t.match(await noticeWithCode(page, 'manage_granted'), /create in Archive/)
   t.equal(page.url(), `${bff.url}/?folder=${archive}`, 'back in Archive')
@@ -89,9 +88,9 @@ t.test('alice browses, creates a folder, uploads two files into it and shares on
 
   // Uploads: allowed before any file is chosen, back in the new folder.
   t.ok(await page.locator('#upload-form').isHidden())
-  await followToConsent(page, '#allow-uploads', emulator.baseUrl)
-  await consentAs(page, bff.url, 'alice')
+  await grantInPopup(page, '#allow-uploads', 'alice')
   await waitForSession(page, 'signed-in')
+  await page.waitForFunction(() => document.querySelectorAll('#scope-list [data-scope]').length === 4)
   t.same(await scopeChips(page), ['basic', 'user.info', 'manage', 'upload'])
   t.match(await noticeWithCode(page, 'upload_granted'), /upload to Open day 2026/)
   await waitForFolder(page, created)
@@ -120,9 +119,9 @@ t.test('alice browses, creates a folder, uploads two files into it and shares on
   if (poster === undefined || programme === undefined) throw new Error('the uploaded files are not listed')
   const posterRow = `#file-list [data-testid="folder-file"][data-file-id="${poster.id}"]`
   t.equal(await page.getAttribute(`${posterRow} [data-testid="share-file"]`, 'data-grant'), 'share', 'a link to the consent page for now')
-  await followToConsent(page, `${posterRow} [data-testid="share-file"]`, emulator.baseUrl)
-  await consentAs(page, bff.url, 'alice')
+  await grantInPopup(page, `${posterRow} [data-testid="share-file"]`, 'alice')
   await waitForSession(page, 'signed-in')
+  await page.waitForFunction(() => document.querySelectorAll('#scope-list [data-scope]').length === 5)
   t.same(await scopeChips(page), ['basic', 'user.info', 'manage', 'upload', 'share'])
   t.match(await noticeWithCode(page, 'share_granted'), /link for Open day/)
   const linkField = page.locator(`${posterRow} [data-testid="share-link-url"]`)
@@ -161,8 +160,7 @@ t.test('when user/info cannot be read, the page offers consent once and explains
   await waitForFolder(page, 0)
   await openFolder(page, 'Drafts')
 
-  await followToConsent(page, '#allow-uploads', emulator.baseUrl)
-  await consentAs(page, bff.url, 'bob')
+  await grantInPopup(page, '#allow-uploads', 'bob')
   await waitForSession(page, 'signed-in')
   t.same(await scopeChips(page), ['basic', 'user.info'], 'the media service granted no upload')
   // (The sign-in could not read user/info either, so the session no longer knows bob's address.)

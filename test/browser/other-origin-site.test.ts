@@ -4,7 +4,6 @@
 // page's script is the example of docs/guide/integrate.md ("An example on another origin",
 // test/browser/examples/site.js), with media-bff's address put in for the example's.
 import { spawn } from 'node:child_process'
-import { createServer } from 'node:http'
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
@@ -12,6 +11,7 @@ import { freePort } from '../helpers/ports.js'
 import { stopChild, waitForOutput } from '../helpers/child-process.js'
 import { consentAs } from './demo-steps.js'
 import { openDemoBrowser } from './demo-run.js'
+import { serveExampleSite } from './example-site.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const EXAMPLE_ORIGIN = 'https://media.example.org'
@@ -41,12 +41,7 @@ t.test('a page on another port imports the module from media-bff, signs in and u
   // The website: its page and the guide's script, on an origin of its own.
   const script = (await readFile(new URL('./examples/site.js', import.meta.url), 'utf8')).replaceAll(EXAMPLE_ORIGIN, bffUrl)
   const page = await readFile(new URL('./examples/site.html', import.meta.url), 'utf8')
-  const site = createServer((request, response) => {
-    const [type, body] = request.url === '/site.js' ? ['text/javascript', script] : ['text/html', page]
-    response.writeHead(200, { 'content-type': `${type}; charset=utf-8` }).end(body)
-  })
-  await new Promise<void>((resolve) => site.listen(sitePort, '127.0.0.1', resolve))
-  t.teardown(async () => { await new Promise((resolve) => site.close(resolve)) })
+  await serveExampleSite(t, sitePort, { page, script })
 
   const { page: tab, problems } = await openDemoBrowser(t)
   const imported: string[] = []

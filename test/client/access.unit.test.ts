@@ -3,20 +3,12 @@
 // the page's state kept through the round trip, and what returned() makes of the return. The
 // round trip itself, in Chromium against media-bff and the emulator: test/browser/same-origin-site.test.ts.
 import t from 'tap'
+import { fakeTabStorage } from '../helpers/tab-storage.js'
 import { createScopeAccess, type AccessSource } from '../../public/client/access.js'
 import { createMediaBffClient, type Session, type MediaUserInfo } from '../../public/client/media-bff-client.js'
 
 /** This tab's sessionStorage, as the module reaches it (window.sessionStorage). */
-const storage = new Map<string, string>()
-Object.assign(globalThis, {
-  window: {
-    sessionStorage: {
-      getItem: (key: string) => storage.get(key) ?? null,
-      setItem: (key: string, value: string) => { storage.set(key, value) },
-      removeItem: (key: string) => { storage.delete(key) }
-    }
-  }
-})
+const storage = fakeTabStorage()
 
 const signedIn = (scopes: string[]): Session => ({
   authenticated: true,
@@ -45,6 +37,7 @@ function page (session: Session, info: MediaUserInfo | Error): { source: AccessS
       },
       loginUrl: ({ returnTo = '/here', scope } = {}) => `/auth/login?return_to=${encodeURIComponent(returnTo)}${scope === undefined ? '' : `&scope=${encodeURIComponent(scope)}`}`,
       navigate: (url) => { went.push(url) },
+      inPopup: async () => ({ kind: 'closed' }),
       storageKey: 'media-bff test consent'
     }
   }

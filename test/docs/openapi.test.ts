@@ -97,7 +97,7 @@ t.test('every answer is described: what it means for its route, its media types,
     }
   }
   t.same(undescribed, [], 'no answer without a description of its own')
-  t.same(Object.keys(description.paths['/auth/callback']?.get?.responses ?? {}).sort(), ['302', '400', '429', '503'], 'the callback: its redirect, its pages, its refusals')
+  t.same(Object.keys(description.paths['/auth/callback']?.get?.responses ?? {}).sort(), ['200', '302', '400', '429', '503'], 'the callback: its redirect, its popup\'s last page, its pages, its refusals')
   t.same(Object.keys(description.paths['/auth/callback']?.get?.responses['503'].content).sort(), ['application/json', 'text/html'], 'its 503 a page, or the contract\'s error before it')
 })
 
@@ -118,6 +118,7 @@ t.test('the security schemes: the session cookie, X-CSRF and the operators\' bea
     'GET /auth/check',
     'GET /auth/check/{*}',
     'GET /auth/login',
+    'GET /auth/popup.js',
     'GET /client/{file}',
     'GET /client/{version}/{file}',
     'GET /docs',

@@ -9,11 +9,16 @@ export interface LaunchedChromium {
   close: () => Promise<void>
 }
 
-/** Launches headless chromium; fails with the apt command to run when it is not installed. */
-export async function launchChromium (): Promise<LaunchedChromium> {
+/**
+ * Launches headless chromium; fails with the apt command to run when it is not installed.
+ * `popupBlocking`: chromium's own popup blocker stays on (playwright turns it off by default), so
+ * a popup not opened from a click is blocked as in a person's browser.
+ */
+export async function launchChromium ({ popupBlocking = false }: { popupBlocking?: boolean } = {}): Promise<LaunchedChromium> {
   const browser = await chromium.launch({
     executablePath: requireProgram('chromium'),
     headless: true,
+    ...(popupBlocking ? { ignoreDefaultArgs: ['--disable-popup-blocking'] } : {}),
     // No sandbox: test containers rarely allow the user namespaces it needs. The rest keeps
     // chromium from phoning home or stalling on a small /dev/shm.
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
