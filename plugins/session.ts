@@ -167,17 +167,22 @@ export default fp(async (app) => {
   const boundCookieFault = (request: FastifyRequest, bound: Binding): BoundCookieFault | undefined =>
     binding === undefined ? undefined : binding.fault(request.cookies[binding.cookieName], bound, app.clock())
   const binding = app.deviceBinding
-  // A device is named from its User-Agent on every signed-in call (anomaly signals): once per text.
-  const devices = createBoundedMemo<string>(1000)
-  const deviceOf = (userAgent: string | undefined): string => {
-    const key = (userAgent ?? '').slice(0, 512)
-    let device = devices.get(key)
-    if (device === undefined) {
-      device = describeDevice(userAgent)
-      devices.set(key, device)
+  // Every page's signed-in call is compared with its sign-in (anomaly signals): the device named
+  // from its User-Agent and the network from its address, each worked out once per text.
+  const remembered = (work: (text: string) => string): (text: string) => string => {
+    const memo = createBoundedMemo<string>(1000)
+    return (text) => {
+      let value = memo.get(text)
+      if (value === undefined) {
+        value = work(text)
+        memo.set(text, value)
+      }
+      return value
     }
-    return device
   }
+  const deviceNamed = remembered(describeDevice)
+  const deviceOf = (userAgent: string | undefined): string => deviceNamed((userAgent ?? '').slice(0, 512))
+  const networkOf = remembered(coarseNetwork)
   const steps = sessionSteps(app, {
     sessions,
     sidOf,
@@ -192,7 +197,7 @@ export default fp(async (app) => {
     hideCookie: (request) => { delete request.cookies[settings.cookieName] },
     vouch: (request, signedIn) => vouchFor(signedIn, {
       boundCookieFault: binding === undefined ? undefined : (bound) => boundCookieFault(request, bound),
-      whereabouts: () => ({ device: deviceOf(request.headers['user-agent']), network: coarseNetwork(request.ip) }),
+      whereabouts: () => ({ device: deviceOf(request.headers['user-agent']), network: networkOf(request.ip) }),
       anomaly: settings.anomaly
     }),
     showsBinding: (request, signedIn) => signedIn.binding === undefined || boundCookieFault(request, signedIn.binding) === undefined

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { request as httpRequest } from 'undici'
 import { launchChromium } from '../helpers/chromium.js'
-import { consentAs, followToConsent, signInAs, waitForAccess, waitForSession } from './demo-steps.js'
+import { signInAs, waitForAccess, waitForSession } from './demo-steps.js'
 import { openDemo } from './demo-run.js'
 
 t.test('sign-in and re-authorization from another site: the callback comes without the Strict session cookie and still replaces the session', async (t) => {
@@ -20,7 +20,8 @@ t.test('sign-in and re-authorization from another site: the callback comes witho
   t.not(new URL(emulator.baseUrl).hostname, 'localhost', 'the media service is another site')
   const callbacks: Array<Promise<string | undefined>> = []
   // allHeaders: the Cookie header as sent (headers() leaves it out).
-  page.on('request', (request) => { if (request.url().startsWith(`${site}/auth/callback`)) callbacks.push(request.allHeaders().then((headers) => headers.cookie)) })
+  // The page's and its consent popup's.
+  context.on('request', (request) => { if (request.url().startsWith(`${site}/auth/callback`)) callbacks.push(request.allHeaders().then((headers) => headers.cookie)) })
 
   await page.goto(`${site}/`)
   await waitForSession(page, 'signed-out')
@@ -31,10 +32,13 @@ t.test('sign-in and re-authorization from another site: the callback comes witho
   t.equal(await page.textContent('#user-name'), 'Alice Example', 'the page\'s own calls carry it')
 
   t.equal(await waitForAccess(page), 'grantable')
-  await followToConsent(page, '#allow-uploads', emulator.baseUrl)
+  // The consent runs in a popup (the demo's): its callback is a navigation from the media service too.
+  const [popup] = await Promise.all([context.waitForEvent('page'), page.click('#allow-uploads')])
+  await popup.waitForSelector('#user-alice')
   const loginCookie = (await context.cookies(site)).find((cookie) => cookie.name.startsWith('media-bff-login-'))
   t.match(loginCookie, { sameSite: 'Lax', httpOnly: true }, 'the sign-in\'s own cookie is Lax')
-  await consentAs(page, site, 'alice')
+  await popup.check('#user-alice')
+  await Promise.all([popup.waitForEvent('close'), popup.click('#approve')])
   await waitForSession(page, 'signed-in')
   t.equal(await waitForAccess(page), 'granted', 'the added scope is this session\'s')
 
