@@ -40,8 +40,9 @@ function securityHeaders (config: Config): OutgoingHttpHeaders {
     'x-dns-prefetch-control': 'off',
     // Old Internet Explorer would open downloads in our origin.
     'x-download-options': 'noopen',
-    // frame-ancestors 'none' for browsers that know only this header.
-    'x-frame-options': 'DENY',
+    // frame-ancestors 'none' for browsers that know only this header; it cannot name origins, so
+    // with FRAME_ANCESTORS it is left out and the CSP alone says who may frame us.
+    ...(config.frameAncestors.length > 0 ? {} : { 'x-frame-options': 'DENY' }),
     // No Flash or PDF cross-domain policy files.
     'x-permitted-cross-domain-policies': 'none',
     // The old XSS auditors did more harm than good (they could be used to blank parts of a page).
@@ -60,7 +61,7 @@ function contentSecurityPolicy (config: Config): string {
     // The demo page posts files to the upload host itself.
     ['connect-src', ["'self'", ...(uploadHosts.length > 0 ? uploadHosts : ['https:']), ...(httpUpstream ? ['http:'] : [])]],
     ['form-action', ["'self'"]],
-    ['frame-ancestors', ["'none'"]],
+    ['frame-ancestors', config.frameAncestors.length > 0 ? ["'self'", ...config.frameAncestors] : ["'none'"]],
     ['base-uri', ["'none'"]],
     ['object-src', ["'none'"]]
   ]

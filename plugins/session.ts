@@ -6,6 +6,7 @@
 // the request's count first, so the restoring reads nothing more; `admit` then works out who is
 // signed in. Grants, the tokens the sessions act with, are kept here too.
 import fp from 'fastify-plugin'
+import { createHash, randomBytes } from 'node:crypto'
 import type { FastifyReply, FastifyRequest, Session } from 'fastify'
 import fastifyCookie from '@fastify/cookie'
 import fastifySession from '@fastify/session'
@@ -87,7 +88,23 @@ export interface SessionFace {
   bind: (request: FastifyRequest, binding: Binding) => Promise<boolean>
   /** Clears the session cookie from the browser, ending nothing. */
   forget: (reply: FastifyReply) => void
+  /**
+   * A one-time code (good for HANDOFF_LIFETIME_MS) that hands the session `sid` over to a page in
+   * another site's frame (FRAME_ANCESTORS): its sign-in ran in a popup, whose cookie lands in
+   * another partition than the frame's.
+   */
+  handoffCode: (sid: string) => Promise<string>
+  /**
+   * Takes a handoff code (once): the request's answer gives the frame the session's cookie, in
+   * its own partition, and request.signedIn is that session. False when the code is unknown, used
+   * or too old, or its session is over.
+   */
+  takeHandoff: (request: FastifyRequest, reply: FastifyReply, code: string) => Promise<boolean>
 }
+
+/** How long a handoff code holds: a popup's last page gives it to its frame at once. */
+const HANDOFF_LIFETIME_MS = 60_000
+const handoffKey = (code: string): string => `handoff:${createHash('sha256').update(code).digest('base64url')}`
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -115,7 +132,11 @@ export default fp(async (app) => {
   // top-level navigation. Pages call media-bff with fetch from their own site, which carries it;
   // the sign-in's own cookies are Lax (routes/auth.ts), as the media service's redirect back must
   // carry them, and they name the session a sign-in replaces (LoginTransaction.previousSid).
-  const cookieDefaults = { httpOnly: true, secure: settings.secureCookie, sameSite: 'strict' as const, path: '/' }
+  // With FRAME_ANCESTORS, a page of the site shown in another site's frame must be signed in too:
+  // then SameSite=None and Partitioned (CHIPS), so each framing site's frames hold a session of
+  // their own, which no other site's pages see (docs/guide/security.md, "In a frame").
+  const framed = config.frameAncestors.length > 0
+  const cookieDefaults = { httpOnly: true, secure: settings.secureCookie, sameSite: framed ? 'none' as const : 'strict' as const, path: '/', ...(framed ? { partitioned: true } : {}) }
   await app.register(fastifyCookie, { parseOptions: cookieDefaults })
   const signer = rememberingSigner(new fastifyCookie.Signer(settings.secrets, 'sha256'))
 
@@ -163,7 +184,7 @@ export default fp(async (app) => {
     request.signedIn = undefined
     forget(reply)
   }
-  const forget = (reply: FastifyReply): void => { reply.clearCookie(settings.cookieName, { path: '/', httpOnly: true, secure: settings.secureCookie, sameSite: 'strict' }) }
+  const forget = (reply: FastifyReply): void => { reply.clearCookie(settings.cookieName, cookieDefaults) }
   const boundCookieFault = (request: FastifyRequest, bound: Binding): BoundCookieFault | undefined =>
     binding === undefined ? undefined : binding.fault(request.cookies[binding.cookieName], bound, app.clock())
   const binding = app.deviceBinding
@@ -252,6 +273,14 @@ export default fp(async (app) => {
     return signedIn
   }
 
+  const look = async (sid: string): Promise<{ signedIn: SignedIn, grant: StoredGrant } | undefined> => {
+    const { record } = await sessions.open(sid)
+    const signedIn = record === undefined ? undefined : sessions.signedIn(sid, record)
+    if (signedIn === undefined || signedIn.endsAt < app.clock()) return undefined
+    const grant = await sessions.grantOf(signedIn)
+    return grant === undefined ? undefined : { signedIn, grant }
+  }
+
   app.decorate<SessionFace>('sessions', {
     keepAlive,
     end,
@@ -327,12 +356,23 @@ export default fp(async (app) => {
       return written
     },
     forget,
-    look: async (sid) => {
-      const { record } = await sessions.open(sid)
-      const signedIn = record === undefined ? undefined : sessions.signedIn(sid, record)
-      if (signedIn === undefined || signedIn.endsAt < app.clock()) return undefined
-      const grant = await sessions.grantOf(signedIn)
-      return grant === undefined ? undefined : { signedIn, grant }
+    look,
+    handoffCode: async (sid) => {
+      const code = randomBytes(32).toString('base64url')
+      await stores.signIns.set(handoffKey(code), sid, HANDOFF_LIFETIME_MS)
+      return code
+    },
+    takeHandoff: async (request, reply, code) => {
+      const key = handoffKey(code)
+      const sid = await stores.signIns.get(key)
+      if (sid === undefined || !await stores.signIns.deleteIfEquals(key, sid)) return false
+      const found = await look(sid)
+      if (found === undefined) return false
+      reply.setCookie(settings.cookieName, signer.sign(sid), cookieDefaults)
+      // The frame's own session (if any) is not this answer's: nothing of it is saved or sent.
+      request.session = null as unknown as typeof request.session
+      request.signedIn = found.signedIn
+      return true
     }
   })
 }, { name: 'session', dependencies: ['config', 'gate', 'stores', 'metrics', 'audit', 'device-binding'] })

@@ -283,6 +283,19 @@ byId('allow-uploads', HTMLAnchorElement).addEventListener('click', (event) => {
 byId('grant-manage', HTMLAnchorElement).addEventListener('click', (event) => {
   grantInPopup(event, ['manage'], { action: 'new-folder' })
 })
+// In another site's frame (FRAME_ANCESTORS) the service's sign-in page cannot be shown: the
+// sign-in runs in a popup, and hands the session over to this frame.
+for (const id of ['sign-in', 'sign-in-panel']) {
+  byId(id, HTMLAnchorElement).addEventListener('click', (event) => {
+    if (window.self === window.top) return
+    event.preventDefault()
+    bff.signInInPopup().then((answer) => {
+      if (answer.outcome === 'signed_in') window.location.reload()
+      else if (answer.outcome === 'blocked') showNotice({ kind: 'warning', code: 'popup_blocked', text: 'The sign-in window was blocked: allow popups for this site, then sign in again.' })
+      else if (answer.outcome !== 'closed') showNotice({ kind: 'info', code: answer.error ?? answer.outcome, text: 'The sign-in was not completed.' })
+    }).catch((error: unknown) => { showFailure(error, { doing: 'sign-in', loginUrl: loginUrl() }) })
+  })
+}
 signOutButton.addEventListener('click', () => {
   signOutButton.disabled = true
   // The watcher hears of it (here and in every other tab): see 'ended' below.

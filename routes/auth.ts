@@ -24,6 +24,7 @@ const LoginQuery = Type.Object({
   scope: Type.Optional(Type.String({ maxLength: 256 })),
   tenant: Type.Optional(Type.String({ maxLength: 64 })),
   prompt: Type.Optional(Type.Literal('login', { description: 'Ask the media service for a fresh login, whatever session it keeps: what a `reauth_required` for a recent sign-in sends the browser to' })),
+  framed: Type.Optional(Type.Literal('1', { description: 'With `popup`: the page that opened it is in another site\'s frame (FRAME_ANCESTORS); the popup\'s last page hands the new session over to that frame (POST /auth/session/handoff)' })),
   popup: Type.Optional(Type.String({ pattern: POPUP_NONCE.source, description: 'The sign-in runs in a popup the page opened: its last page tells the page, by this nonce, and closes itself instead of taking the browser back (the browser module\'s signInInPopup and askInPopup)' }))
 })
 
@@ -78,7 +79,9 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   const { config } = app
   const siteOrigins: ReadonlySet<string> = new Set(config.allowedOrigins)
   const signInUrl = loginUrl(config.basePath)
-  const cookieOptions = { httpOnly: true, secure: config.session.secureCookie, sameSite: 'lax' as const, path: '/' }
+  // Partitioned as the session cookie is with FRAME_ANCESTORS: a sign-in then runs in a popup, a
+  // top-level window, whose partition is the site's own.
+  const cookieOptions = { httpOnly: true, secure: config.session.secureCookie, sameSite: 'lax' as const, path: '/', ...(config.frameAncestors.length > 0 ? { partitioned: true } : {}) }
   // A login cookie lives exactly as long as the sign-in it carries (LOGIN_TIMEOUT).
   const loginCookieMaxAgeS = Math.max(1, Math.ceil(config.session.loginTimeoutMs / 1000))
   // What a sign-in may ask for: OAUTH_SCOPES and the scopes the routes declare (plugins/gate.ts),
@@ -122,7 +125,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     }
     // Nothing is stored: the transaction goes to the browser, sealed (src/sign-in/login-transactions.ts).
     const started = await startSignIn(config, app.authorizationServers, app.loginTransactions, {
-      tenant, returnTo, grantedScopes, addedScopes, cookies: request.cookies, previousSid: signedIn?.sid, boundBy: signedIn?.binding?.id, popup: query.popup, freshLogin: query.prompt === 'login'
+      tenant, returnTo, grantedScopes, addedScopes, cookies: request.cookies, previousSid: signedIn?.sid, boundBy: signedIn?.binding?.id, popup: query.popup, framed: query.framed === '1' && config.frameAncestors.length > 0, freshLogin: query.prompt === 'login'
     }).catch((error: unknown) => {
       if (!(error instanceof LoginTooLargeError)) throw error
       throw new AppError('invalid_request', 'return_to is too long for a sign-in to carry.', { details: { field: 'return_to' } })
@@ -205,7 +208,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     app.metrics.callback('signed_in')
     const session = request.session as { handle?: unknown } | null
     app.audit('sign_in', { tenant: completed.grant.tenant, person: completed.grant.userId, session: typeof session?.handle === 'string' ? session.handle : undefined }, request)
-    if (transaction.popup !== undefined) return await popupDone(reply, transaction, { outcome: 'signed_in' })
+    if (transaction.popup !== undefined) {
+      const sid = transaction.framed === true ? (request.session as { sessionId?: string } | null)?.sessionId : undefined
+      const handoff = sid === undefined ? undefined : await app.sessions.handoffCode(sid).catch(() => undefined)
+      return await popupDone(reply, transaction, { outcome: 'signed_in', ...(handoff === undefined ? {} : { handoff }) })
+    }
     return await reply.redirect(transaction.returnTo, 302)
   }
 
@@ -216,11 +223,31 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
    */
   const keepOpener = (reply: FastifyReply): void => { reply.header('cross-origin-opener-policy', 'unsafe-none') }
   /** The popup's last page (src/pages/popup-page.ts), to the origin the sign-in was to come back to. */
-  const popupDone = async (reply: FastifyReply, transaction: { returnTo: string, popup?: string }, result: Pick<PopupResult, 'outcome' | 'error'>): Promise<FastifyReply> => {
+  const popupDone = async (reply: FastifyReply, transaction: { returnTo: string, popup?: string }, result: Pick<PopupResult, 'outcome' | 'error' | 'handoff'>): Promise<FastifyReply> => {
     keepOpener(reply)
     const page = popupPage({ nonce: transaction.popup ?? '', targetOrigin: new URL(transaction.returnTo, config.publicOrigin).origin, ...result }, `${config.basePath}/auth/popup.js`)
     return await reply.code(200).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(page)
   }
+
+  app.post('/auth/session/handoff', {
+    schema: {
+      tags: ['auth'],
+      operationId: 'takeSessionHandoff',
+      summary: 'A page in another site\'s frame (FRAME_ANCESTORS) takes the session its sign-in popup began, into its own cookie partition',
+      security: SESSION_IF_ANY,
+      body: Type.Object({ code: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'The one-time code the popup\'s last page gave the frame' }) }, { additionalProperties: false }),
+      response: {
+        200: json(SessionState, `The frame holds the session now. ${SESSION_ANSWER}`, { 'Set-Cookie': SET_COOKIE('The session cookie, in the frame\'s partition', true) }),
+        ...refusals({ csrf: true, body: true, validated: ['the body'], limit: LOGIN_LIMIT, own: { 400: ['`invalid_request`: the code is unknown, used or more than a minute old'] } })
+      }
+    },
+    config: { limit: 'login' }
+  }, async (request, reply) => {
+    if (!await app.sessions.takeHandoff(request, reply, request.body.code)) {
+      throw new AppError('invalid_request', 'That sign-in cannot be taken here: it was taken already, or is too old. Sign in again.', { details: { field: 'code' } })
+    }
+    return await sessionState(request, reply)
+  })
 
   app.get('/auth/popup.js', {
     schema: { tags: ['auth'], operationId: 'popupScript', summary: 'The script of a popup sign-in\'s last page: it tells the page that opened the popup, and closes it', response: { 200: text(['text/javascript'], 'The script') } },

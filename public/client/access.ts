@@ -67,7 +67,8 @@ export interface ScopeAccess {
    * Asks for `scopes` in a popup, from the person's click: the page never navigates, and keeps
    * whatever it holds (files picked, text typed). Resolves once the person answered or closed it,
    * with the session read again. Call it from the click handler itself, before any await:
-   * browsers block a popup opened later. Blocked, it goes on as ask() does, unless `fallback: false`.
+   * browsers block a popup opened later. Blocked, it goes on as ask() does, unless `fallback: false`
+   * or the page is in a frame (where the consent cannot run but in a popup).
    */
   askInPopup: <State = unknown>(scopes: string | readonly string[], options?: { state?: State, fallback?: boolean }) => Promise<PopupConsent<State>>
   /**
@@ -95,6 +96,8 @@ export interface AccessSource {
   navigate: (url: string) => void
   /** Opens media-bff's sign-in (here: its consent) in a popup now, and resolves with how it ended. */
   inPopup: (options: LoginOptions) => Promise<PopupOutcome>
+  /** Whether the page is in a frame, where the consent cannot run but in a popup. */
+  inFrame?: () => boolean
   /** Where the asked scopes wait during the round trip: one key per media-bff. */
   storageKey: string
 }
@@ -150,7 +153,7 @@ export function createScopeAccess (source: AccessSource): ScopeAccess {
       const opened = await source.inPopup({ scope: asked.join(' ') })
       const answer = (outcome: PopupConsent['outcome'], missing: string[]): PopupConsent<State> => ({ outcome, scopes: asked, missing, granted: missing.length === 0, refused: outcome === 'refused', state })
       if (opened.kind === 'blocked') {
-        if (fallback) {
+        if (fallback && source.inFrame?.() !== true) {
           remember(asked, state)
           source.navigate(consentUrl(asked))
         }

@@ -11,7 +11,7 @@
  */
 import { clientError, onBff, type MediaBffError } from './errors.js'
 import { callBff, withConsent, type CallSettings } from './http.js'
-import { navigation, tenantName, type PageNavigation } from './navigation.js'
+import { inFrame, navigation, tenantName, type PageNavigation } from './navigation.js'
 import { callOptions, relayCalls, type RelayCalls } from './relay.js'
 import { watchSession, type SessionWatch, type SessionWatchOptions } from './session-watch.js'
 import { openLiveChannel, type LiveChannel } from './live-events.js'
@@ -110,10 +110,11 @@ export function createMediaBffClient ({ baseUrl = '', basePath = '', tenant, tim
   const readSession = (session: Session): Session => session.authenticated ? session : { ...session, login_url: onBff(root, session.login_url) ?? routeUrl(root, '/auth/login') }
   const getSession = async (options?: CallOptions): Promise<Session> => readSession(await callBff<Session>(settings, 'GET', '/auth/session', undefined, callOptions(options)))
   const relay = relayCalls(settings)
-  const { inPopup, ...pages } = navigation(root, navigate, tenantName(tenant))
+  const handOff = async (code: string): Promise<boolean> => (await callBff<Session>(settings, 'POST', '/auth/session/handoff', { code })).authenticated
+  const { inPopup, ...pages } = navigation(root, navigate, tenantName(tenant), handOff)
   /** One name per media-bff, for what a tab keeps (the broadcast channel, an ask under way). */
   const bffName = `media-bff ${new URL(root === '' ? '/' : root, typeof location === 'undefined' ? 'https://page.invalid/' : location.href).href}`
-  const scopeAccess = (): ScopeAccess => createScopeAccess({ getSession, userInfo: relay.userInfo, loginUrl: pages.loginUrl, navigate, inPopup, storageKey: `${bffName} consent` })
+  const scopeAccess = (): ScopeAccess => createScopeAccess({ getSession, userInfo: relay.userInfo, loginUrl: pages.loginUrl, navigate, inPopup, inFrame, storageKey: `${bffName} consent` })
   /** What a call with `consent: 'popup'` asks through (CallOptions.consent). */
   const consent = scopeAccess()
   return {

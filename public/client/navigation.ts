@@ -31,7 +31,10 @@ export interface PopupSignIn {
 }
 
 export interface PopupSignInOptions extends LoginOptions {
-  /** When the browser blocks the popup: go to sign in as signIn() does (true, the default), or only say so. */
+  /**
+   * When the browser blocks the popup: go to sign in as signIn() does (true, the default), or only
+   * say so. In a frame it only says so: the sign-in cannot run in one.
+   */
   fallback?: boolean
 }
 
@@ -70,7 +73,20 @@ export interface PageNavigationParts extends PageNavigation {
   inPopup: (options?: LoginOptions) => Promise<PopupOutcome>
 }
 
-export function navigation (root: string, navigate: (url: string) => void, defaultTenant?: string): PageNavigationParts {
+/** Whether this page is shown in a frame (of another site's page, as FRAME_ANCESTORS allows). */
+export function inFrame (): boolean {
+  try {
+    return window.self !== window.top
+  } catch {
+    return true
+  }
+}
+
+/**
+ * `handOff`: takes a framed page's session into its frame (POST /auth/session/handoff), as its
+ * sign-in's popup ends; true when it did.
+ */
+export function navigation (root: string, navigate: (url: string) => void, defaultTenant?: string, handOff?: (code: string) => Promise<boolean>): PageNavigationParts {
   const here = (): string => {
     if (typeof location === 'undefined') return '/'
     // On media-bff's origin a path; on another one (listed in media-bff's ALLOWED_ORIGINS, as it
@@ -89,7 +105,12 @@ export function navigation (root: string, navigate: (url: string) => void, defau
     const nonce = popupNonce()
     const url = new URL(loginUrl(options), location.href)
     url.searchParams.set('popup', nonce)
-    return openPopup(url.href, { bffOrigin: new URL(routeUrl(root, '/'), location.href).origin, nonce })
+    // In a frame the popup's cookie lands in another partition: the session is handed over.
+    if (inFrame()) url.searchParams.set('framed', '1')
+    return openPopup(url.href, { bffOrigin: new URL(routeUrl(root, '/'), location.href).origin, nonce }).then(async (outcome) => {
+      if (outcome.kind !== 'signed_in' || outcome.handoff === undefined || handOff === undefined) return outcome
+      return await handOff(outcome.handoff).catch(() => false) ? { kind: 'signed_in' } : { kind: 'error', code: 'handoff_failed' }
+    })
   }
   return {
     loginUrl,
@@ -97,7 +118,8 @@ export function navigation (root: string, navigate: (url: string) => void, defau
     inPopup,
     signInInPopup: async ({ fallback = true, ...options } = {}) => {
       const opened = await inPopup(options)
-      if (opened.kind === 'blocked' && fallback) navigate(loginUrl(options))
+      // In a frame a sign-in cannot run (the service's pages refuse to be framed): no fallback there.
+      if (opened.kind === 'blocked' && fallback && !inFrame()) navigate(loginUrl(options))
       if (opened.kind === 'error') return { outcome: opened.code === 'access_denied' ? 'refused' : 'failed', error: opened.code }
       return { outcome: opened.kind }
     },

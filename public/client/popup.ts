@@ -15,7 +15,8 @@ const WIDTH = 520
 const HEIGHT = 680
 
 export type PopupOutcome =
-  | { kind: 'signed_in' }
+  /** `handoff`: for a page in another site's frame, the code that takes the session into its partition. */
+  | { kind: 'signed_in', handoff?: string }
   /** The sign-in came back with this error (`access_denied`: the person said no). */
   | { kind: 'error', code: string }
   /** The person closed the popup before it ended. */
@@ -82,7 +83,7 @@ function outcomeOf (data: unknown, nonce: string): PopupOutcome | undefined {
   if (typeof data !== 'object' || data === null) return undefined
   const message = data as Record<string, unknown>
   if (message.type !== MESSAGE_TYPE || message.nonce !== nonce) return undefined
-  if (message.outcome === 'signed_in') return { kind: 'signed_in' }
+  if (message.outcome === 'signed_in') return typeof message.handoff === 'string' && /^[A-Za-z0-9_-]{43}$/.test(message.handoff) ? { kind: 'signed_in', handoff: message.handoff } : { kind: 'signed_in' }
   if (message.outcome === 'error') return { kind: 'error', code: typeof message.error === 'string' && /^[a-z_]{1,64}$/.test(message.error) ? message.error : 'server_error' }
   return undefined
 }

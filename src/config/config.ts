@@ -6,7 +6,7 @@ import type { Env } from './env-reader.js'
 import { DeclaredReader } from './declared-reader.js'
 import { FILE_VARIABLES, KNOWN_NAMES, SECRET_VARIABLES } from './variables.js'
 import { unknownNames } from './names.js'
-import { readAllowedOrigins, readPublicAddress, readTrustProxy } from './origins.js'
+import { readAllowedOrigins, readFrameAncestors, readPublicAddress, readTrustProxy } from './origins.js'
 import { readMediaService } from './media-service.js'
 import { readOAuthClient, type OAuthClient } from './oauth.js'
 import { readMount } from './mount.js'
@@ -46,6 +46,8 @@ export interface Config extends Limits, SiteServerSettings {
   hstsIncludeSubdomains: boolean
   /** Origins allowed to call state-changing routes (PUBLIC_URL's origin is always allowed). */
   allowedOrigins: string[]
+  /** FRAME_ANCESTORS: origins whose pages may frame ours; empty: none (the session cookie is then Strict). */
+  frameAncestors: string[]
   tenants: ReadonlyMap<string, Tenant>
   defaultTenant: string
   oauth: OAuthClient
@@ -117,6 +119,7 @@ export function readConfig (env: Env = process.env, sources: ConfigSources = {})
     trustProxy: readTrustProxy(read, production),
     hstsIncludeSubdomains: read.boolean('HSTS_INCLUDE_SUBDOMAINS'),
     allowedOrigins: readAllowedOrigins(read, address, production),
+    frameAncestors: readFrameAncestors(read, address, production),
     tenants: service.tenants,
     defaultTenant: service.defaultTenant,
     oauth: readOAuthClient(read, mount, service.allowInsecureRequests),
@@ -131,6 +134,9 @@ export function readConfig (env: Env = process.env, sources: ConfigSources = {})
     webhooks: readWebhookSettings(read, service.tenants, service.defaultTenant),
     events: readEventSettings(read),
     ...readSiteServerSettings(read, `${address.publicOrigin}${mount.basePath}`, production)
+  }
+  if (config.frameAncestors.length > 0 && config.session.deviceBound !== undefined) {
+    read.problem('FRAME_ANCESTORS', 'cannot be set with DEVICE_BOUND_SESSIONS=on: a device-bound session lives in the browser\'s own first-party context, never in a frame')
   }
   checkNames(read, Object.keys(env), sources, production)
   if (read.problems.length > 0) throw new ConfigError(read.problems)

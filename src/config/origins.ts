@@ -66,3 +66,23 @@ export function readAllowedOrigins (read: DeclaredReader, address: PublicAddress
   })
   return [...new Set([publicOrigin, ...allowed.filter((origin) => origin !== '')])]
 }
+
+/**
+ * FRAME_ANCESTORS: the origins whose pages may frame media-bff's pages and the site's pages that
+ * use it. Framing needs the session cookie to go with a frame's calls (SameSite=None, Partitioned),
+ * which browsers take only over https.
+ */
+export function readFrameAncestors (read: DeclaredReader, address: PublicAddress, production: boolean): string[] {
+  const origins = read.list('FRAME_ANCESTORS').flatMap((origin) => {
+    const url = read.url('FRAME_ANCESTORS', origin)
+    if (url === undefined) return []
+    if (new URL(url).origin !== url) {
+      read.problem('FRAME_ANCESTORS', `"${origin}" must be an origin (scheme, host, port) without a path`)
+      return []
+    }
+    if (production && url.startsWith('http:')) read.problem('FRAME_ANCESTORS', `"${origin}" is plain http; only https origins are allowed when NODE_ENV=production`)
+    return [url]
+  })
+  if (origins.length > 0 && !address.isHttps) read.problem('FRAME_ANCESTORS', 'needs an https PUBLIC_URL: a framed page\'s session cookie is SameSite=None and Partitioned, which browsers take only when it is Secure')
+  return [...new Set(origins)]
+}

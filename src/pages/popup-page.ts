@@ -4,7 +4,9 @@
 // one of ALLOWED_ORIGINS: the return target is checked against them as the sign-in begins), by
 // postMessage to the opener; and, for pages on media-bff's own origin whose opener handle a
 // Cross-Origin-Opener-Policy took away, on a BroadcastChannel of that origin. It says only how the
-// sign-in ended, never a token, code or cookie; the page reads the session itself afterwards.
+// sign-in ended, never a token, code or cookie; the page reads the session itself afterwards. For
+// a page in another site's frame (FRAME_ANCESTORS) it also carries a one-time handoff code, to
+// the opener alone.
 import { escapeHtml } from './auth-error-page.js'
 
 /** What the popup tells its opener (the browser module checks each field: public/client/popup.ts). */
@@ -16,6 +18,12 @@ export interface PopupResult {
   outcome: 'signed_in' | 'error'
   /** With `error`: the sign-in error the browser would have come back with (`auth_error`). */
   error?: string
+  /**
+   * A sign-in for a page in another site's frame (FRAME_ANCESTORS): a one-time code, good for a
+   * minute, with which that page's frame takes the new session into its own cookie partition
+   * (POST /auth/session/handoff).
+   */
+  handoff?: string
 }
 
 /** The message's `type`, and the BroadcastChannel's name. */
@@ -44,9 +52,10 @@ export const POPUP_SCRIPT = `'use strict';
   var element = document.getElementById('media-bff-popup');
   var result;
   try { result = JSON.parse(element.textContent); } catch (error) { return; }
-  var message = { type: ${JSON.stringify(POPUP_MESSAGE_TYPE)}, nonce: result.nonce, outcome: result.outcome, error: result.error };
+  var message = { type: ${JSON.stringify(POPUP_MESSAGE_TYPE)}, nonce: result.nonce, outcome: result.outcome, error: result.error, handoff: result.handoff };
   try { if (window.opener) window.opener.postMessage(message, result.targetOrigin); } catch (error) {}
-  try { var channel = new BroadcastChannel(${JSON.stringify(POPUP_MESSAGE_TYPE)}); channel.postMessage(message); channel.close(); } catch (error) {}
+  // A handoff code goes to the opener alone, never on the channel.
+  if (result.handoff === undefined) try { var channel = new BroadcastChannel(${JSON.stringify(POPUP_MESSAGE_TYPE)}); channel.postMessage(message); channel.close(); } catch (error) {}
   window.close();
 })();
 `

@@ -47,6 +47,11 @@ export interface LoginTransaction {
    * it, by this nonce, instead of taking the browser back to returnTo.
    */
   popup?: string
+  /**
+   * That popup was opened by a page in another site's frame (FRAME_ANCESTORS): the frame holds a
+   * session cookie of its own partition, so the popup hands the new session over to it.
+   */
+  framed?: boolean
   createdAt: number
 }
 
@@ -200,6 +205,7 @@ function pack (transaction: LoginTransaction, defaultTenant: string | undefined)
     ...(transaction.previousSid === undefined ? {} : { p: transaction.previousSid }),
     ...(transaction.boundBy === undefined ? {} : { b: transaction.boundBy }),
     ...(transaction.popup === undefined ? {} : { o: transaction.popup }),
+    ...(transaction.framed === true ? { f: 1 } : {}),
     c: transaction.createdAt
   })
 }
@@ -208,12 +214,12 @@ function pack (transaction: LoginTransaction, defaultTenant: string | undefined)
 function unpack (json: string, defaultTenant: string | undefined): LoginTransaction | undefined {
   const value = JSON.parse(json) as Record<string, unknown>
   if ('codeVerifier' in value) return value as unknown as LoginTransaction
-  const { t = defaultTenant, v, r, s, a, p, b, o, c } = value
+  const { t = defaultTenant, v, r, s, a, p, b, o, f, c } = value
   if (typeof t !== 'string' || typeof v !== 'string' || typeof r !== 'string' || typeof s !== 'string' || typeof a !== 'string' || typeof c !== 'number') return undefined
   const optional = (field: unknown): field is string | undefined => field === undefined || typeof field === 'string'
   if (!optional(p) || !optional(b) || !optional(o)) return undefined
   const words = (text: string): string[] => text === '' ? [] : text.split(' ')
-  return { tenant: t, codeVerifier: v, returnTo: r, scopes: words(s), addedScopes: words(a), ...(p === undefined ? {} : { previousSid: p }), ...(b === undefined ? {} : { boundBy: b }), ...(o === undefined ? {} : { popup: o }), createdAt: c }
+  return { tenant: t, codeVerifier: v, returnTo: r, scopes: words(s), addedScopes: words(a), ...(p === undefined ? {} : { previousSid: p }), ...(b === undefined ? {} : { boundBy: b }), ...(o === undefined ? {} : { popup: o }), ...(f === 1 ? { framed: true } : {}), createdAt: c }
 }
 
 function digest (value: string): string {

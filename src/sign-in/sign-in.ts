@@ -24,6 +24,8 @@ export interface StartSignIn {
   boundBy?: string | undefined
   /** The sign-in runs in a popup, which tells its opener by this nonce (LoginTransaction.popup). */
   popup?: string | undefined
+  /** That popup's page is in another site's frame (LoginTransaction.framed). */
+  framed?: boolean
   /** Ask the service for a fresh login (`prompt=login` on /auth/login): a recent sign-in. */
   freshLogin?: boolean
 }
@@ -48,7 +50,8 @@ export async function startSignIn (config: Config, servers: AuthorizationServers
       addedScopes: request.addedScopes.filter((scope) => !request.grantedScopes.includes(scope)),
       ...(request.previousSid === undefined ? {} : { previousSid: request.previousSid }),
       ...(request.boundBy === undefined ? {} : { boundBy: request.boundBy }),
-      ...(request.popup === undefined ? {} : { popup: request.popup })
+      ...(request.popup === undefined ? {} : { popup: request.popup }),
+      ...(request.framed === true && request.popup !== undefined ? { framed: true } : {})
     }, request.cookies)
     const authorizationUrl = buildAuthorizationUrl(server, {
       redirectUri: config.oauth.redirectUri,

@@ -14,7 +14,7 @@ export interface LaunchedChromium {
  * `popupBlocking`: chromium's own popup blocker stays on (playwright turns it off by default), so
  * a popup not opened from a click is blocked as in a person's browser.
  */
-export async function launchChromium ({ popupBlocking = false }: { popupBlocking?: boolean } = {}): Promise<LaunchedChromium> {
+export async function launchChromium ({ popupBlocking = false, args = [] }: { popupBlocking?: boolean, args?: string[] } = {}): Promise<LaunchedChromium> {
   const browser = await chromium.launch({
     executablePath: requireProgram('chromium'),
     headless: true,
@@ -22,7 +22,7 @@ export async function launchChromium ({ popupBlocking = false }: { popupBlocking
     // No sandbox: test containers rarely allow the user namespaces it needs. The rest keeps
     // chromium from phoning home or stalling on a small /dev/shm.
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage']
+      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', ...args]
   })
   return {
     browser,
