@@ -89,17 +89,19 @@ export interface SessionFace {
   /** Clears the session cookie from the browser, ending nothing. */
   forget: (reply: FastifyReply) => void
   /**
-   * A one-time code (good for HANDOFF_LIFETIME_MS) that hands the session `sid` over to a page in
-   * another site's frame (FRAME_ANCESTORS): its sign-in ran in a popup, whose cookie lands in
-   * another partition than the frame's.
+   * Begins a completed sign-in's session for a page in another site's frame (FRAME_ANCESTORS),
+   * apart from the request's own: its sign-in ran in a popup, whose cookie lands in another
+   * partition than the frame's, so no cookie is set; resolves to a one-time code (good for
+   * HANDOFF_LIFETIME_MS) the frame takes it with, alongside the verifier whose SHA-256 `verifierHash` is.
    */
-  handoffCode: (sid: string) => Promise<string>
+  beginForFrame: (request: FastifyRequest, signedIn: SignedInSession, verifierHash: string) => Promise<string>
   /**
-   * Takes a handoff code (once): the request's answer gives the frame the session's cookie, in
-   * its own partition, and request.signedIn is that session. False when the code is unknown, used
-   * or too old, or its session is over.
+   * Takes a handoff (once): with the verifier, from the sign-in's device and network, the answer
+   * gives the frame the session's cookie in its own partition (ending the frame's earlier one),
+   * and request.signedIn is that session. False otherwise: the code unknown, used or too old, the
+   * verifier or the place another, the session over.
    */
-  takeHandoff: (request: FastifyRequest, reply: FastifyReply, code: string) => Promise<boolean>
+  takeHandoff: (request: FastifyRequest, reply: FastifyReply, handoff: { code: string, verifier: string }) => Promise<boolean>
 }
 
 /** How long a handoff code holds: a popup's last page gives it to its frame at once. */
@@ -357,21 +359,42 @@ export default fp(async (app) => {
     },
     forget,
     look,
-    handoffCode: async (sid) => {
+    beginForFrame: async (request, signedIn, verifierHash) => {
+      // Ids as @fastify/session makes them; the record is written (and indexed) as a sign-in's.
+      const sid = randomBytes(24).toString('base64url')
+      await sessions.begin({
+        sid: '',
+        record: {},
+        rotate: async () => {},
+        save: async (record) => {
+          if (!await sessions.save(sid, record)) throw new Error('a new session id was taken')
+          return sid
+        },
+        destroy: async () => { await sessions.drop(sid) }
+      }, { session: signedIn, replacing: undefined, device: deviceOf(request.headers['user-agent']), network: networkOf(request.ip) })
       const code = randomBytes(32).toString('base64url')
-      await stores.signIns.set(handoffKey(code), sid, HANDOFF_LIFETIME_MS)
+      await stores.signIns.set(handoffKey(code), JSON.stringify({ sid, verifierHash }), HANDOFF_LIFETIME_MS)
       return code
     },
-    takeHandoff: async (request, reply, code) => {
+    takeHandoff: async (request, reply, { code, verifier }) => {
       const key = handoffKey(code)
-      const sid = await stores.signIns.get(key)
-      if (sid === undefined || !await stores.signIns.deleteIfEquals(key, sid)) return false
+      const stored = await stores.signIns.get(key)
+      // Taken once, whatever follows: a wrong verifier spends it.
+      if (stored === undefined || !await stores.signIns.deleteIfEquals(key, stored)) return false
+      const { sid, verifierHash } = JSON.parse(stored) as { sid: string, verifierHash: string }
+      if (createHash('sha256').update(verifier).digest('base64url') !== verifierHash) return false
       const found = await look(sid)
       if (found === undefined) return false
+      const from = found.signedIn.signedInFrom
+      if (from !== undefined && (from.device !== deviceOf(request.headers['user-agent']) || from.network !== networkOf(request.ip))) return false
+      // The frame's earlier session (another sign-in under this site) is replaced.
+      const earlier = request.session
+      if (earlier?.authenticatedAt !== undefined && earlier.sessionId !== sid) await sessions.end(earlier.sessionId, earlier, 'replaced').catch(() => {})
       reply.setCookie(settings.cookieName, signer.sign(sid), cookieDefaults)
-      // The frame's own session (if any) is not this answer's: nothing of it is saved or sent.
+      // The frame's own session is not this answer's: nothing of it is saved or sent.
       request.session = null as unknown as typeof request.session
       request.signedIn = found.signedIn
+      app.audit('session_handoff', { tenant: found.signedIn.tenant, person: found.signedIn.user.id, session: found.signedIn.handle }, request)
       return true
     }
   })

@@ -86,7 +86,14 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     if (unknown.length > 0) {
       throw new AppError('invalid_request', `This site does not ask for the scope ${unknown.join(', ')}.`, { details: { field: 'scope', known_scopes: [...app.requestableScopes] } })
     }
-    const checked = await checks.check(app.sessions.sidAsked(request), required, (binding) => shows(request, binding))
+    const trustedPeer = fromTrustedProxy(request.socket.remoteAddress)
+    const askedMethod = ((trustedPeer ? original.method : undefined) ?? request.method).toUpperCase()
+    // A write another site's page started (a form posted to the site's server) is never signed
+    // in: with FRAME_ANCESTORS the session cookie goes with it (SameSite=None), and the site's
+    // server would otherwise act on it for the person. Browsers say so in Sec-Fetch-Site.
+    const crossSiteWrite = request.headers['sec-fetch-site'] === 'cross-site' && askedMethod !== 'GET' && askedMethod !== 'HEAD'
+    if (crossSiteWrite) app.audit('proof_refused', { reason: 'cross_site_write' }, request)
+    const checked = crossSiteWrite ? { kind: 'signed_out' } as const : await checks.check(app.sessions.sidAsked(request), required, (binding) => shows(request, binding))
     if (checked.kind === 'unbound') {
       const { subject } = checked.reading
       app.audit('device_binding_refused', { tenant: subject.tenant, person: subject.userId, session: subject.handle, reason: faultOf(request, checked.reading.binding) }, request)

@@ -14,6 +14,7 @@ import { authErrorPage } from '../src/pages/auth-error-page.js'
 import { POPUP_NONCE, POPUP_SCRIPT, popupPage, type PopupResult } from '../src/pages/popup-page.js'
 import { StoreUnavailableError } from '../src/store/key-value-store.js'
 import type { Grant } from '../src/grants/grant-store.js'
+import type { LoginTransaction } from '../src/sign-in/login-transactions.js'
 import { SESSION_IF_ANY } from './schemas.js'
 import { REGISTRATION_HEADER } from '../src/device-binding/wire.js'
 import { header, json, redirect, refusal, refusals, RETRY_AFTER, text } from './responses.js'
@@ -24,7 +25,7 @@ const LoginQuery = Type.Object({
   scope: Type.Optional(Type.String({ maxLength: 256 })),
   tenant: Type.Optional(Type.String({ maxLength: 64 })),
   prompt: Type.Optional(Type.Literal('login', { description: 'Ask the media service for a fresh login, whatever session it keeps: what a `reauth_required` for a recent sign-in sends the browser to' })),
-  framed: Type.Optional(Type.Literal('1', { description: 'With `popup`: the page that opened it is in another site\'s frame (FRAME_ANCESTORS); the popup\'s last page hands the new session over to that frame (POST /auth/session/handoff)' })),
+  framed: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'With `popup`, from a page in another site\'s frame (FRAME_ANCESTORS): the SHA-256 (base64url) of a verifier the frame keeps. The sign-in begins a session of the frame\'s own (this browser\'s other session is left as it is), which the popup\'s last page hands over to the frame (POST /auth/session/handoff, with the verifier)' })),
   popup: Type.Optional(Type.String({ pattern: POPUP_NONCE.source, description: 'The sign-in runs in a popup the page opened: its last page tells the page, by this nonce, and closes itself instead of taking the browser back (the browser module\'s signInInPopup and askInPopup)' }))
 })
 
@@ -92,7 +93,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { tags: ['auth'], operationId: 'startSignIn', summary: 'Start a sign-in (browser navigation)', security: SESSION_IF_ANY, querystring: LoginQuery, response: LOGIN_RESPONSES },
     config: { limit: 'login', caller: 'navigation' }
   }, async (request, reply) => {
-    const { query, signedIn } = request
+    const { query } = request
+    // A framed page's sign-in is the frame's: it neither replaces nor builds on the session this
+    // browser holds in the site's own partition, which the popup's request carries.
+    const framed = query.popup !== undefined && config.frameAncestors.length > 0 ? query.framed : undefined
+    const signedIn = framed === undefined ? request.signedIn : undefined
     const returnTo = query.return_to === undefined ? '/' : parseReturnTarget(query.return_to, siteOrigins)
     if (returnTo === undefined) {
       throw new AppError('invalid_request', 'return_to must be a path on this site, such as /uploads, or a URL on an origin of ALLOWED_ORIGINS.', { details: { field: 'return_to' } })
@@ -125,7 +130,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     }
     // Nothing is stored: the transaction goes to the browser, sealed (src/sign-in/login-transactions.ts).
     const started = await startSignIn(config, app.authorizationServers, app.loginTransactions, {
-      tenant, returnTo, grantedScopes, addedScopes, cookies: request.cookies, previousSid: signedIn?.sid, boundBy: signedIn?.binding?.id, popup: query.popup, framed: query.framed === '1' && config.frameAncestors.length > 0, freshLogin: query.prompt === 'login'
+      tenant, returnTo, grantedScopes, addedScopes, cookies: request.cookies, previousSid: signedIn?.sid, boundBy: signedIn?.binding?.id, popup: query.popup, framed, freshLogin: query.prompt === 'login'
     }).catch((error: unknown) => {
       if (!(error instanceof LoginTooLargeError)) throw error
       throw new AppError('invalid_request', 'return_to is too long for a sign-in to carry.', { details: { field: 'return_to' } })
@@ -185,6 +190,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
   /** A completed sign-in becomes this browser's new session (what carries over is decided first). */
   const signIn = async (request: FastifyRequest, reply: FastifyReply, { completed, transaction }: Extract<CallbackOutcome, { kind: 'signed_in' }>): Promise<FastifyReply> => {
     reply.header('cache-control', 'no-store')
+    if (transaction.framed !== undefined && transaction.popup !== undefined) return await signInFramed(request, reply, completed, { ...transaction, popup: transaction.popup, framed: transaction.framed })
     try {
       // Only a live session carries anything over (an expired one is replaced, not continued):
       // this request's, or (the callback arrives without the SameSite=Strict cookie) the one the
@@ -208,12 +214,29 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     app.metrics.callback('signed_in')
     const session = request.session as { handle?: unknown } | null
     app.audit('sign_in', { tenant: completed.grant.tenant, person: completed.grant.userId, session: typeof session?.handle === 'string' ? session.handle : undefined }, request)
-    if (transaction.popup !== undefined) {
-      const sid = transaction.framed === true ? (request.session as { sessionId?: string } | null)?.sessionId : undefined
-      const handoff = sid === undefined ? undefined : await app.sessions.handoffCode(sid).catch(() => undefined)
-      return await popupDone(reply, transaction, { outcome: 'signed_in', ...(handoff === undefined ? {} : { handoff }) })
-    }
+    if (transaction.popup !== undefined) return await popupDone(reply, transaction, { outcome: 'signed_in' })
     return await reply.redirect(transaction.returnTo, 302)
+  }
+
+  /**
+   * A framed page's sign-in (FRAME_ANCESTORS): a session of its own, begun apart from this
+   * browser's cookie (which stays as it was), and a one-time code for the frame to take it with.
+   */
+  const signInFramed = async (request: FastifyRequest, reply: FastifyReply, completed: Extract<CallbackOutcome, { kind: 'signed_in' }>['completed'], transaction: LoginTransaction & { popup: string, framed: string }): Promise<FastifyReply> => {
+    let handoff: string
+    try {
+      const signedIn = sessionAfterSignIn({}, { grantId: completed.grant.id, grantedScopes: completed.grant.scopes, user: completed.user, deniedScopes: completed.deniedScopes }, transaction, app.clock())
+      handoff = await app.sessions.beginForFrame(request, signedIn, transaction.framed)
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error
+      await app.grants.delete(completed.grant.id).catch(() => {})
+      app.metrics.callback('unavailable')
+      app.audit('sign_in_refused', { reason: 'unavailable', tenant: completed.grant.tenant, person: completed.grant.userId }, request)
+      return await popupDone(reply, transaction, { outcome: 'error', error: 'unavailable' })
+    }
+    app.metrics.callback('signed_in')
+    app.audit('sign_in', { tenant: completed.grant.tenant, person: completed.grant.userId, framed: 'popup' }, request)
+    return await popupDone(reply, transaction, { outcome: 'signed_in', handoff })
   }
 
   /**
@@ -229,25 +252,30 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     return await reply.code(200).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(page)
   }
 
-  app.post('/auth/session/handoff', {
-    schema: {
-      tags: ['auth'],
-      operationId: 'takeSessionHandoff',
-      summary: 'A page in another site\'s frame (FRAME_ANCESTORS) takes the session its sign-in popup began, into its own cookie partition',
-      security: SESSION_IF_ANY,
-      body: Type.Object({ code: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'The one-time code the popup\'s last page gave the frame' }) }, { additionalProperties: false }),
-      response: {
-        200: json(SessionState, `The frame holds the session now. ${SESSION_ANSWER}`, { 'Set-Cookie': SET_COOKIE('The session cookie, in the frame\'s partition', true) }),
-        ...refusals({ csrf: true, body: true, validated: ['the body'], limit: LOGIN_LIMIT, own: { 400: ['`invalid_request`: the code is unknown, used or more than a minute old'] } })
+  if (config.frameAncestors.length > 0) {
+    app.post('/auth/session/handoff', {
+      schema: {
+        tags: ['auth'],
+        operationId: 'takeSessionHandoff',
+        summary: 'A page in another site\'s frame (FRAME_ANCESTORS) takes the session its sign-in popup began, into its own cookie partition',
+        security: SESSION_IF_ANY,
+        body: Type.Object({
+          code: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'The one-time code the popup\'s last page gave the frame' }),
+          verifier: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'The verifier whose SHA-256 the sign-in began with (`framed=`)' })
+        }, { additionalProperties: false }),
+        response: {
+          200: json(SessionState, `The frame holds the session now. ${SESSION_ANSWER}`, { 'Set-Cookie': SET_COOKIE('The session cookie, in the frame\'s partition', true) }),
+          ...refusals({ csrf: true, body: true, validated: ['the body'], limit: LOGIN_LIMIT, own: { 400: ['`invalid_request`: the code is unknown, used or more than a minute old, the verifier is not the sign-in\'s, or the call comes from another device or network than the sign-in'] } })
+        }
+      },
+      config: { limit: 'login' }
+    }, async (request, reply) => {
+      if (!await app.sessions.takeHandoff(request, reply, request.body)) {
+        throw new AppError('invalid_request', 'That sign-in cannot be taken here: it was taken already, or is too old. Sign in again.', { details: { field: 'code' } })
       }
-    },
-    config: { limit: 'login' }
-  }, async (request, reply) => {
-    if (!await app.sessions.takeHandoff(request, reply, request.body.code)) {
-      throw new AppError('invalid_request', 'That sign-in cannot be taken here: it was taken already, or is too old. Sign in again.', { details: { field: 'code' } })
-    }
-    return await sessionState(request, reply)
-  })
+      return await sessionState(request, reply)
+    })
+  }
 
   app.get('/auth/popup.js', {
     schema: { tags: ['auth'], operationId: 'popupScript', summary: 'The script of a popup sign-in\'s last page: it tells the page that opened the popup, and closes it', response: { 200: text(['text/javascript'], 'The script') } },

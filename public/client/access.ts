@@ -48,9 +48,10 @@ export interface PopupConsent<State = unknown> extends ConsentReturn<State> {
    * `granted`: every scope asked for is granted now; `refused`: the person said no; `missing`: the
    * consent ended without some (the account lacks them: `denied` from now on); `closed`: the
    * person closed the popup first; `blocked`: the browser did not open it, and the page went to
-   * the consent by navigation (returned() tells on its return), unless `fallback: false`.
+   * the consent by navigation (returned() tells on its return), unless `fallback: false`;
+   * `failed`: the sign-in ended with another error (the scopes stay grantable).
    */
-  outcome: 'granted' | 'refused' | 'missing' | 'closed' | 'blocked'
+  outcome: 'granted' | 'refused' | 'missing' | 'closed' | 'blocked' | 'failed'
 }
 
 export interface ScopeAccess {
@@ -149,11 +150,14 @@ export function createScopeAccess (source: AccessSource): ScopeAccess {
     },
     askInPopup: async <State>(scopes: string | readonly string[], { state, fallback = true }: { state?: State, fallback?: boolean } = {}): Promise<PopupConsent<State>> => {
       const asked = scopeList(scopes)
+      // In a frame the sign-in begins the frame's session afresh: it asks again for what it has.
+      const framed = source.inFrame?.() === true
+      const scope = framed && session?.authenticated === true ? [...new Set([...session.scopes.filter((granted) => (SCOPES as readonly string[]).includes(granted)), ...asked])] : asked
       // Opened before anything is awaited: the click's activation lets it through.
-      const opened = await source.inPopup({ scope: asked.join(' ') })
+      const opened = await source.inPopup({ scope: scope.join(' ') })
       const answer = (outcome: PopupConsent['outcome'], missing: string[]): PopupConsent<State> => ({ outcome, scopes: asked, missing, granted: missing.length === 0, refused: outcome === 'refused', state })
       if (opened.kind === 'blocked') {
-        if (fallback && source.inFrame?.() !== true) {
+        if (fallback && !framed) {
           remember(asked, state)
           source.navigate(consentUrl(asked))
         }
@@ -169,6 +173,8 @@ export function createScopeAccess (source: AccessSource): ScopeAccess {
       if (missing.length === 0) return answer('granted', missing)
       if (opened.kind === 'error' && opened.code === 'access_denied') return answer('refused', missing)
       if (opened.kind === 'closed') return answer('closed', missing)
+      // Not an answer of the account's (the service or the handoff failed): worth asking again.
+      if (opened.kind === 'error') return answer('failed', missing)
       // The consent ended, and the account did not give them: not offered again on this page.
       for (const scope of missing) declined.add(scope)
       return answer('missing', missing)

@@ -33,7 +33,7 @@ export async function withConsent<T> (settings: CallSettings, options: CallOptio
   try {
     return await call()
   } catch (error) {
-    if (options?.consent !== 'popup' || settings.askConsent === undefined || !(error instanceof MediaBffError) || error.code !== 'insufficient_scope') throw error
+    if (options?.consent !== 'popup' || settings.askConsent === undefined || !(error instanceof MediaBffError) || error.code !== 'insufficient_scope' || error.requiredScopes.length === 0) throw error
     if (!await settings.askConsent(error.requiredScopes)) throw error
     return await call()
   }

@@ -110,7 +110,7 @@ export function createMediaBffClient ({ baseUrl = '', basePath = '', tenant, tim
   const readSession = (session: Session): Session => session.authenticated ? session : { ...session, login_url: onBff(root, session.login_url) ?? routeUrl(root, '/auth/login') }
   const getSession = async (options?: CallOptions): Promise<Session> => readSession(await callBff<Session>(settings, 'GET', '/auth/session', undefined, callOptions(options)))
   const relay = relayCalls(settings)
-  const handOff = async (code: string): Promise<boolean> => (await callBff<Session>(settings, 'POST', '/auth/session/handoff', { code })).authenticated
+  const handOff = async (code: string, verifier: string): Promise<boolean> => (await callBff<Session>(settings, 'POST', '/auth/session/handoff', { code, verifier })).authenticated
   const { inPopup, ...pages } = navigation(root, navigate, tenantName(tenant), handOff)
   /** One name per media-bff, for what a tab keeps (the broadcast channel, an ask under way). */
   const bffName = `media-bff ${new URL(root === '' ? '/' : root, typeof location === 'undefined' ? 'https://page.invalid/' : location.href).href}`

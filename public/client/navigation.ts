@@ -73,6 +73,12 @@ export interface PageNavigationParts extends PageNavigation {
   inPopup: (options?: LoginOptions) => Promise<PopupOutcome>
 }
 
+/** SHA-256 of a verifier, base64url (what a framed sign-in begins with: `framed=`). */
+async function sha256 (verifier: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)))
+  return btoa(String.fromCharCode(...digest)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+}
+
 /** Whether this page is shown in a frame (of another site's page, as FRAME_ANCESTORS allows). */
 export function inFrame (): boolean {
   try {
@@ -86,7 +92,7 @@ export function inFrame (): boolean {
  * `handOff`: takes a framed page's session into its frame (POST /auth/session/handoff), as its
  * sign-in's popup ends; true when it did.
  */
-export function navigation (root: string, navigate: (url: string) => void, defaultTenant?: string, handOff?: (code: string) => Promise<boolean>): PageNavigationParts {
+export function navigation (root: string, navigate: (url: string) => void, defaultTenant?: string, handOff?: (code: string, verifier: string) => Promise<boolean>): PageNavigationParts {
   const here = (): string => {
     if (typeof location === 'undefined') return '/'
     // On media-bff's origin a path; on another one (listed in media-bff's ALLOWED_ORIGINS, as it
@@ -105,11 +111,20 @@ export function navigation (root: string, navigate: (url: string) => void, defau
     const nonce = popupNonce()
     const url = new URL(loginUrl(options), location.href)
     url.searchParams.set('popup', nonce)
-    // In a frame the popup's cookie lands in another partition: the session is handed over.
-    if (inFrame()) url.searchParams.set('framed', '1')
-    return openPopup(url.href, { bffOrigin: new URL(routeUrl(root, '/'), location.href).origin, nonce }).then(async (outcome) => {
-      if (outcome.kind !== 'signed_in' || outcome.handoff === undefined || handOff === undefined) return outcome
-      return await handOff(outcome.handoff).catch(() => false) ? { kind: 'signed_in' } : { kind: 'error', code: 'handoff_failed' }
+    const bffOrigin = new URL(routeUrl(root, '/'), location.href).origin
+    if (!inFrame()) return openPopup(url.href, { bffOrigin, nonce })
+    // In a frame the popup's cookie lands in another partition: the frame takes the session it
+    // began, with a code the popup hands it and a verifier only the frame holds.
+    // 43 base64url characters: 256 random bits and more.
+    const verifier = (popupNonce() + popupNonce()).slice(0, 43)
+    const framedUrl = sha256(verifier).then((hash) => {
+      url.searchParams.set('framed', hash)
+      return url.href
+    })
+    return openPopup(framedUrl, { bffOrigin, nonce }).then(async (outcome) => {
+      if (outcome.kind !== 'signed_in') return outcome
+      if (outcome.handoff === undefined || handOff === undefined) return { kind: 'error', code: 'handoff_failed' }
+      return await handOff(outcome.handoff, verifier).catch(() => false) ? { kind: 'signed_in' } : { kind: 'error', code: 'handoff_failed' }
     })
   }
   return {

@@ -10,6 +10,8 @@
 const MESSAGE_TYPE = 'media-bff:popup'
 /** How often the popup is looked at, to tell when the person closed it. */
 const CLOSED_POLL_MS = 250
+/** A popup left open longer than a sign-in may take (LOGIN_TIMEOUT's default) counts as closed. */
+const MAX_OPEN_MS = 15 * 60_000
 /** A popup of a reasonable size for a sign-in page, centred on this window. */
 const WIDTH = 520
 const HEIGHT = 680
@@ -39,13 +41,17 @@ export function popupNonce (): string {
 
 /**
  * Opens `url` in a popup now (call it from the click itself: browsers block a popup opened
- * later), and resolves with how it ended. Never rejects.
+ * later), and resolves with how it ended. Never rejects. A URL still being worked out (a framed
+ * page's verifier is hashed first) opens an empty popup now, which goes there once it is known.
  */
-export function openPopup (url: string, { bffOrigin, nonce }: PopupOptions): Promise<PopupOutcome> {
+export function openPopup (url: string | Promise<string>, { bffOrigin, nonce }: PopupOptions): Promise<PopupOutcome> {
   const left = Math.max(0, Math.round(window.screenX + (window.outerWidth - WIDTH) / 2))
   const top = Math.max(0, Math.round(window.screenY + (window.outerHeight - HEIGHT) / 2))
-  const popup = window.open(url, `media-bff-${nonce}`, `popup=yes,width=${WIDTH},height=${HEIGHT},left=${left},top=${top}`)
+  const popup = window.open(typeof url === 'string' ? url : '', `media-bff-${nonce}`, `popup=yes,width=${WIDTH},height=${HEIGHT},left=${left},top=${top}`)
   if (popup === null) return Promise.resolve({ kind: 'blocked' })
+  if (typeof url !== 'string') {
+    url.then((href) => { popup.location.href = href }, () => { popup.close() })
+  }
   return new Promise<PopupOutcome>((resolve) => {
     let channel: BroadcastChannel | undefined
     let settled = false
@@ -55,6 +61,7 @@ export function openPopup (url: string, { bffOrigin, nonce }: PopupOptions): Pro
       window.removeEventListener('message', onMessage)
       channel?.close()
       clearInterval(poll)
+      clearTimeout(cap)
       resolve(outcome)
     }
     const take = (data: unknown): void => {
@@ -70,11 +77,16 @@ export function openPopup (url: string, { bffOrigin, nonce }: PopupOptions): Pro
       channel = new BroadcastChannel(MESSAGE_TYPE)
       channel.onmessage = (event) => { take(event.data) }
     }
-    // Closed without a word: the person closed it. The last page's message comes before it closes
-    // itself; one more turn lets a message in flight arrive first.
+    // Closed without a word: the person closed it (or a Cross-Origin-Opener-Policy on the way cut
+    // the page off from it: the page then learns from the session). The last page's message comes
+    // before it closes itself; one more turn lets a message in flight arrive first.
+    let closing = false
     const poll = setInterval(() => {
-      if (popup.closed) setTimeout(() => { finish({ kind: 'closed' }) }, CLOSED_POLL_MS)
+      if (!popup.closed || closing) return
+      closing = true
+      setTimeout(() => { finish({ kind: 'closed' }) }, CLOSED_POLL_MS)
     }, CLOSED_POLL_MS)
+    const cap = setTimeout(() => { finish({ kind: 'closed' }) }, MAX_OPEN_MS)
   })
 }
 

@@ -4,9 +4,10 @@
 // one of ALLOWED_ORIGINS: the return target is checked against them as the sign-in begins), by
 // postMessage to the opener; and, for pages on media-bff's own origin whose opener handle a
 // Cross-Origin-Opener-Policy took away, on a BroadcastChannel of that origin. It says only how the
-// sign-in ended, never a token, code or cookie; the page reads the session itself afterwards. For
-// a page in another site's frame (FRAME_ANCESTORS) it also carries a one-time handoff code, to
-// the opener alone.
+// sign-in ended, never a token, an authorization code or a cookie; the page reads the session
+// itself afterwards. For a page in another site's frame (FRAME_ANCESTORS) it also carries a
+// one-time handoff code, to the opener alone, which is worth nothing without the verifier only
+// that frame holds.
 import { escapeHtml } from './auth-error-page.js'
 
 /** What the popup tells its opener (the browser module checks each field: public/client/popup.ts). */

@@ -49,9 +49,10 @@ export interface LoginTransaction {
   popup?: string
   /**
    * That popup was opened by a page in another site's frame (FRAME_ANCESTORS): the frame holds a
-   * session cookie of its own partition, so the popup hands the new session over to it.
+   * session cookie of its own partition, so the popup hands the new session over to it, to be
+   * taken only with the verifier whose SHA-256 (base64url) this is.
    */
-  framed?: boolean
+  framed?: string
   createdAt: number
 }
 
@@ -205,7 +206,7 @@ function pack (transaction: LoginTransaction, defaultTenant: string | undefined)
     ...(transaction.previousSid === undefined ? {} : { p: transaction.previousSid }),
     ...(transaction.boundBy === undefined ? {} : { b: transaction.boundBy }),
     ...(transaction.popup === undefined ? {} : { o: transaction.popup }),
-    ...(transaction.framed === true ? { f: 1 } : {}),
+    ...(transaction.framed === undefined ? {} : { f: transaction.framed }),
     c: transaction.createdAt
   })
 }
@@ -217,9 +218,9 @@ function unpack (json: string, defaultTenant: string | undefined): LoginTransact
   const { t = defaultTenant, v, r, s, a, p, b, o, f, c } = value
   if (typeof t !== 'string' || typeof v !== 'string' || typeof r !== 'string' || typeof s !== 'string' || typeof a !== 'string' || typeof c !== 'number') return undefined
   const optional = (field: unknown): field is string | undefined => field === undefined || typeof field === 'string'
-  if (!optional(p) || !optional(b) || !optional(o)) return undefined
+  if (!optional(p) || !optional(b) || !optional(o) || !optional(f)) return undefined
   const words = (text: string): string[] => text === '' ? [] : text.split(' ')
-  return { tenant: t, codeVerifier: v, returnTo: r, scopes: words(s), addedScopes: words(a), ...(p === undefined ? {} : { previousSid: p }), ...(b === undefined ? {} : { boundBy: b }), ...(o === undefined ? {} : { popup: o }), ...(f === 1 ? { framed: true } : {}), createdAt: c }
+  return { tenant: t, codeVerifier: v, returnTo: r, scopes: words(s), addedScopes: words(a), ...(p === undefined ? {} : { previousSid: p }), ...(b === undefined ? {} : { boundBy: b }), ...(o === undefined ? {} : { popup: o }), ...(f === undefined ? {} : { framed: f }), createdAt: c }
 }
 
 function digest (value: string): string {

@@ -24,8 +24,8 @@ export interface StartSignIn {
   boundBy?: string | undefined
   /** The sign-in runs in a popup, which tells its opener by this nonce (LoginTransaction.popup). */
   popup?: string | undefined
-  /** That popup's page is in another site's frame (LoginTransaction.framed). */
-  framed?: boolean
+  /** That popup's page is in another site's frame: its verifier's hash (LoginTransaction.framed). */
+  framed?: string | undefined
   /** Ask the service for a fresh login (`prompt=login` on /auth/login): a recent sign-in. */
   freshLogin?: boolean
 }
@@ -51,7 +51,7 @@ export async function startSignIn (config: Config, servers: AuthorizationServers
       ...(request.previousSid === undefined ? {} : { previousSid: request.previousSid }),
       ...(request.boundBy === undefined ? {} : { boundBy: request.boundBy }),
       ...(request.popup === undefined ? {} : { popup: request.popup }),
-      ...(request.framed === true && request.popup !== undefined ? { framed: true } : {})
+      ...(request.framed !== undefined && request.popup !== undefined ? { framed: request.framed } : {})
     }, request.cookies)
     const authorizationUrl = buildAuthorizationUrl(server, {
       redirectUri: config.oauth.redirectUri,

@@ -124,6 +124,19 @@ t.test('as Envoy\'s ext_authz asks: the request itself, its path after /auth/che
   t.equal(new URL(answer.location ?? '').searchParams.get('return_to'), '/', 'from a peer not in TRUST_PROXY, no page is believed')
 })
 
+t.test('a write another site\'s page started is never signed in; its reads, and the site\'s own writes, are', async (t) => {
+  const { bff, close } = await startStack({ env: { TRUST_PROXY: 'loopback' } })
+  t.teardown(close)
+  const proxy = bff.browser()
+  await signIn(proxy)
+  const asked = async (method: string, site: string) => await proxy.navigate('/auth/check', { 'x-forwarded-method': method, 'x-forwarded-uri': '/editors/save', 'sec-fetch-site': site })
+  t.equal((await asked('POST', 'cross-site')).status, 401, 'a form another site posted: signed out (with FRAME_ANCESTORS its cookie comes along)')
+  t.equal((await asked('DELETE', 'cross-site')).status, 401)
+  t.equal((await asked('GET', 'cross-site')).status, 200, 'a link followed from there: signed in')
+  t.equal((await asked('POST', 'same-origin')).status, 200, 'the site\'s own form: signed in')
+  t.equal((await proxy.fetch('POST', '/auth/check/editors/save', { headers: { 'sec-fetch-site': 'cross-site', 'content-type': 'application/json' }, body: '' })).status, 401, 'as Envoy asks it too')
+})
+
 t.test('ASSERTION_KEYS unset: a key made at start signs, and this instance serves it', async (t) => {
   const { bff, close } = await startStack({})
   t.teardown(close)

@@ -56,6 +56,13 @@ t.test('a refusal leaves the scope grantable; a consent come back without it mak
   t.equal(without.access.of('share'), 'denied', 'not offered again on this page')
 })
 
+t.test('an error that is not the account\'s answer: failed, and still worth asking', async (t) => {
+  const failed = page({ kind: 'error', code: 'handoff_failed' }, ['basic'])
+  await failed.access.check()
+  t.match(await failed.access.askInPopup('upload'), { outcome: 'failed', missing: ['upload'] })
+  t.equal(failed.access.of('upload'), 'grantable')
+})
+
 t.test('closed: it says so, unless the session says it was granted after all', async (t) => {
   const closed = page({ kind: 'closed' }, ['basic'])
   await closed.access.check()
@@ -96,6 +103,8 @@ t.test('a call with consent: popup asks once and tries once more; without it, th
   await t.rejects(withConsent(settings, {}, call), refusal, 'not asked for: the refusal')
   calls = 0
   await t.rejects(withConsent({ ...settings, askConsent: async () => false }, { consent: 'popup' }, call), refusal, 'not given: the refusal')
+  const nameless = new MediaBffError(403, 'insufficient_scope', 'needs something', {}, '')
+  await t.rejects(withConsent(settings, { consent: 'popup' }, async () => { throw nameless }), nameless, 'a refusal that names no scope: itself, nothing asked')
   t.equal(calls, 1, 'and not tried again')
   let twice = 0
   await t.rejects(withConsent(settings, { consent: 'popup' }, async () => { twice++; throw refusal }), refusal, 'refused again: the refusal')
