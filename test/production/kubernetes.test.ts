@@ -320,7 +320,7 @@ t.test('the site-server-auth component: the site\'s editors\' route asked of med
   t.equal(backend?.name, service.metadata.name, 'asks media-bff\'s Service...')
   t.ok(service.spec.ports.some((port) => port.port === backend?.port), '...on a port it has')
   t.equal(policy.spec.extAuth.http.path, '/auth/check', 'at the check media-bff answers Envoy\'s ext_authz on (routes/auth-check.ts)')
-  t.same(policy.spec.extAuth.headersToExtAuth, ['cookie', 'x-forwarded-proto'], 'only the browser\'s cookie, and the scheme a sign-in comes back with')
+  t.same(policy.spec.extAuth.headersToExtAuth, ['cookie', 'x-forwarded-proto', 'sec-fetch-site'], 'only the browser\'s cookie, the scheme a sign-in comes back with, and whether another site started the request')
   t.equal(policy.spec.extAuth.failOpen, false, 'media-bff down: nobody let through')
   t.same(policy.spec.extAuth.http.headersToBackend, [...IDENTITY_HEADERS], 'the identity headers a check always answers, each replacing a client\'s')
   const ingress = only<NetworkPolicySpec>(manifests, 'NetworkPolicy').spec.ingress?.[0]?.from[0]?.podSelector?.matchLabels
