@@ -22,6 +22,7 @@ import type { LiveSession } from '../src/sessions/person-sessions.js'
 import type { HeldSession } from '../src/sessions/begin-session.js'
 import { describeDevice } from '../src/sessions/device.js'
 import { vouchFor } from '../src/sessions/vouch.js'
+import { changedSignals, type Whereabouts } from '../src/sessions/anomaly.js'
 import { bindingOf, type Binding } from '../src/device-binding/device-binding.js'
 import type { BoundCookieFault } from '../src/device-binding/bound-cookie.js'
 import { createBoundedMemo } from '../src/bounded-memo.js'
@@ -88,6 +89,8 @@ export interface SessionFace {
   bind: (request: FastifyRequest, binding: Binding) => Promise<boolean>
   /** Clears the session cookie from the browser, ending nothing. */
   forget: (reply: FastifyReply) => void
+  /** Where the request comes from (its device and network), as a sign-in records it. */
+  whereabouts: (request: FastifyRequest) => Whereabouts
   /**
    * Begins a completed sign-in's session for a page in another site's frame (FRAME_ANCESTORS),
    * apart from the request's own: its sign-in ran in a popup, whose cookie lands in another
@@ -204,8 +207,11 @@ export default fp(async (app) => {
     }
   }
   const deviceNamed = remembered(describeDevice)
-  const deviceOf = (userAgent: string | undefined): string => deviceNamed((userAgent ?? '').slice(0, 512))
   const networkOf = remembered(coarseNetwork)
+  /** Where a request comes from, as a sign-in records it and anomaly signals compare it. */
+  const whereabouts = (request: FastifyRequest): Whereabouts => ({ device: deviceNamed((request.headers['user-agent'] ?? '').slice(0, 512)), network: networkOf(request.ip) })
+  /** Whether the request shows the short-lived cookie of `bound`, the binding of its session, if any. */
+  const showsBinding = (request: FastifyRequest, bound: Binding | undefined): boolean => bound === undefined || boundCookieFault(request, bound) === undefined
   const steps = sessionSteps(app, {
     sessions,
     sidOf,
@@ -220,10 +226,10 @@ export default fp(async (app) => {
     hideCookie: (request) => { delete request.cookies[settings.cookieName] },
     vouch: (request, signedIn) => vouchFor(signedIn, {
       boundCookieFault: binding === undefined ? undefined : (bound) => boundCookieFault(request, bound),
-      whereabouts: () => ({ device: deviceOf(request.headers['user-agent']), network: networkOf(request.ip) }),
+      whereabouts: () => whereabouts(request),
       anomaly: settings.anomaly
     }),
-    showsBinding: (request, signedIn) => signedIn.binding === undefined || boundCookieFault(request, signedIn.binding) === undefined
+    showsBinding: (request, signedIn) => showsBinding(request, signedIn.binding)
   })
 
   // Between the cookie parser's hook and @fastify/session's: the name before 0.2.0 is read and
@@ -290,8 +296,7 @@ export default fp(async (app) => {
       await sessions.begin(heldBy(request), {
         session: signedIn,
         replacing,
-        device: describeDevice(request.headers['user-agent']),
-        network: coarseNetwork(request.ip),
+        ...whereabouts(request),
         // For a sign-in another tab began in the session just replaced (src/sessions/
         // replaced-sessions.ts). Best effort: without it, that sign-in leaves this session to its
         // idle timeout. Only while another sign-in of this browser is open (a login cookie besides
@@ -320,8 +325,7 @@ export default fp(async (app) => {
         grantId: '',
         createdAt: signedIn.authenticatedAt,
         lastActiveAt: signedIn.lastSeen,
-        device: describeDevice(request.headers['user-agent']),
-        network: coarseNetwork(request.ip)
+        ...whereabouts(request)
       }, ...listed]
     },
     endOne: async (request, reply, handle) => {
@@ -347,10 +351,12 @@ export default fp(async (app) => {
       const header = request.headers.cookie
       return header === undefined ? undefined : sidIn(app.parseCookie(header)[settings.cookieName])
     },
+    // A binding the record holds but that cannot be read is shown by no cookie.
     showsBinding: (request) => {
       const bound = request.session?.binding
-      return bound === undefined || binding === undefined || boundCookieFault(request, bindingOf(bound) ?? bound) === undefined
+      return showsBinding(request, bound === undefined ? undefined : bindingOf(bound) ?? bound)
     },
+    whereabouts,
     bind: async (request, made) => {
       request.session.binding = made
       const written = await sessions.save(request.session.sessionId, request.session)
@@ -371,7 +377,7 @@ export default fp(async (app) => {
           return sid
         },
         destroy: async () => { await sessions.drop(sid) }
-      }, { session: signedIn, replacing: undefined, device: deviceOf(request.headers['user-agent']), network: networkOf(request.ip) })
+      }, { session: signedIn, replacing: undefined, ...whereabouts(request) })
       const code = randomBytes(32).toString('base64url')
       await stores.signIns.set(handoffKey(code), JSON.stringify({ sid, verifierHash }), HANDOFF_LIFETIME_MS)
       return code
@@ -386,7 +392,7 @@ export default fp(async (app) => {
       const found = await look(sid)
       if (found === undefined) return false
       const from = found.signedIn.signedInFrom
-      if (from !== undefined && (from.device !== deviceOf(request.headers['user-agent']) || from.network !== networkOf(request.ip))) return false
+      if (from !== undefined && changedSignals(from, whereabouts(request), ['device', 'network']).length > 0) return false
       // The frame's earlier session (another sign-in under this site) is replaced.
       const earlier = request.session
       if (earlier?.authenticatedAt !== undefined && earlier.sessionId !== sid) await sessions.end(earlier.sessionId, earlier, 'replaced').catch(() => {})

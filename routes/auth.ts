@@ -205,10 +205,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       await app.sessions.begin(request, signedIn, previous)
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) throw error
-      // A browser navigation: the human page, not a JSON error; the new grant is not kept.
-      await app.grants.delete(completed.grant.id).catch(() => {})
-      app.metrics.callback('unavailable')
-      app.audit('sign_in_refused', { reason: 'unavailable', tenant: completed.grant.tenant, person: completed.grant.userId }, request)
+      await notKept(request, completed)
+      // A browser navigation: the human page, not a JSON error.
       return await reply.code(503).type('text/html; charset=utf-8').send(authErrorPage('unavailable', signInUrl))
     }
     app.metrics.callback('signed_in')
@@ -216,6 +214,13 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     app.audit('sign_in', { tenant: completed.grant.tenant, person: completed.grant.userId, session: typeof session?.handle === 'string' ? session.handle : undefined }, request)
     if (transaction.popup !== undefined) return await popupDone(reply, transaction, { outcome: 'signed_in' })
     return await reply.redirect(transaction.returnTo, 302)
+  }
+
+  /** A completed sign-in the store failed to keep: its grant goes, counted and recorded as refused. */
+  const notKept = async (request: FastifyRequest, completed: Extract<CallbackOutcome, { kind: 'signed_in' }>['completed']): Promise<void> => {
+    await app.grants.delete(completed.grant.id).catch(() => {})
+    app.metrics.callback('unavailable')
+    app.audit('sign_in_refused', { reason: 'unavailable', tenant: completed.grant.tenant, person: completed.grant.userId }, request)
   }
 
   /**
@@ -229,9 +234,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       handoff = await app.sessions.beginForFrame(request, signedIn, transaction.framed)
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) throw error
-      await app.grants.delete(completed.grant.id).catch(() => {})
-      app.metrics.callback('unavailable')
-      app.audit('sign_in_refused', { reason: 'unavailable', tenant: completed.grant.tenant, person: completed.grant.userId }, request)
+      await notKept(request, completed)
       return await popupDone(reply, transaction, { outcome: 'error', error: 'unavailable' })
     }
     app.metrics.callback('signed_in')

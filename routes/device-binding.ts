@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, loginRequired } from '../src/errors.js'
-import { describeDevice } from '../src/sessions/device.js'
+import { changedSignals } from '../src/sessions/anomaly.js'
 import type { BoundCookie, BindingFault } from '../src/device-binding/device-binding.js'
 import { CHALLENGE_HEADER, REGISTRATION_HEADER, RESPONSE_HEADER, SESSION_ID_HEADER } from '../src/device-binding/wire.js'
 import { DeviceBindingEnded, DeviceBoundSessionInstructions } from '../src/contract/index.js'
@@ -64,7 +64,7 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     if (signedIn === undefined) throw loginRequired(config.basePath)
     // The browser that signed in registers as its first page loads: from another device, it is not
     // that browser.
-    const sameDevice = signedIn.signedInFrom === undefined || signedIn.signedInFrom.device === describeDevice(request.headers['user-agent'])
+    const sameDevice = signedIn.signedInFrom === undefined || changedSignals(signedIn.signedInFrom, app.sessions.whereabouts(request), ['device']).length === 0
     const outcome = sameDevice ? await binding.register(request.headers[RESPONSE_HEADER], signedIn, app.clock()) : { kind: 'refused', fault: 'device_changed' } as const
     if (outcome.kind === 'refused') throw refused(request, 'register', outcome.fault)
     // Written now, compared and set against the record as read: a registration racing this one on
